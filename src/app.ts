@@ -1,0 +1,60 @@
+// buildApp(deps): the Fastify instance with plugins, conventions and every module's routes,
+// registered explicitly in one place.
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { AppDeps } from './context.ts';
+import { installConventions, stripFormatSuffix } from './http/conventions.ts';
+import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticate.ts';
+import { registerAccountRoutes } from './modules/accounts/routes.ts';
+import { registerMetaRoutes } from './modules/meta/routes.ts';
+
+export interface BuildOptions {
+  logger?: boolean | { level: string };
+}
+
+export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: deps.config.bodyLimitBytes,
+    rewriteUrl: (request) => stripFormatSuffix(request.url ?? '/'),
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+    exposeHeadRoutes: true,
+    return503OnClosing: true,
+  });
+
+  // DRF parses JSON, form-encoded and multipart bodies; anything else is a 415.
+  app.removeContentTypeParser('text/plain');
+  await app.register(formbody);
+  await app.register(cors, {
+    origin: deps.config.corsOrigins === '*' ? '*' : [...deps.config.corsOrigins],
+    methods: ['DELETE', 'GET', 'OPTIONS', 'PATCH', 'POST', 'PUT'],
+    allowedHeaders: ['accept', 'authorization', 'content-type', 'user-agent', 'x-csrftoken', 'x-requested-with'],
+    exposedHeaders: ['link', 'etag', 'allow'],
+    credentials: false,
+    maxAge: 86400,
+    optionsSuccessStatus: 200,
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Gather API', version: '1', description: 'Survey data collection, compatible with onadata’s API v1.' },
+      components: {
+        securitySchemes: {
+          basic: { type: 'http', scheme: 'basic' },
+          token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Token <api_token>` or `TempToken <temp_token>`' },
+        },
+      },
+      security: [{ basic: [] }, { token: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+
+  installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators()));
+  registerMetaRoutes(app);
+  registerAccountRoutes(app);
+  app.addMethodNotAllowedRoutes();
+  return app;
+}

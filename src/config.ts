@@ -1,0 +1,84 @@
+// Environment → a typed, frozen Config. Read once in the entry points and passed down.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly secretKey: Buffer;
+  readonly tempTokenExpirySeconds: number;
+  readonly maxLoginAttempts: number;
+  readonly lockoutSeconds: number;
+  readonly maxChangePasswordAttempts: number;
+  readonly corsOrigins: readonly string[] | '*';
+  readonly cacheMaxAgeSeconds: number;
+  readonly bodyLimitBytes: number;
+  readonly uploadLimitBytes: number;
+  readonly logLevel: string;
+  readonly disableCreatingUsers: boolean;
+}
+
+/** Every setting with its default and meaning; `gather --help` prints this table. */
+export const SETTINGS = [
+  ['PORT', '8000', 'TCP port the server listens on'],
+  ['HOST', '127.0.0.1', 'address the server binds to'],
+  ['BASE_URL', '(from the request)', 'public address used in links, e.g. https://gather.example.org'],
+  ['DATA_DIR', './data', 'embedded database, blobs and the generated secret key'],
+  ['DATABASE_URL', '(unset: embedded PGlite)', 'postgres://user@host:5432/db to use a PostgreSQL server'],
+  ['SECRET_KEY', '(generated into DATA_DIR)', 'key that seals stored tokens; keep it stable and private'],
+  ['DEFAULT_TEMP_TOKEN_EXPIRY_TIME', '21600', 'lifetime of a TempToken in seconds'],
+  ['MAX_LOGIN_ATTEMPTS', '10', 'failed logins per account and address before a lockout'],
+  ['LOCKOUT_TIME', '1800', 'lockout duration in seconds'],
+  ['CORS_ORIGINS', '*', 'comma-separated origins allowed for cross-origin requests, or *'],
+  ['CACHE_CONTROL_MAX_AGE', '30', 'max-age in seconds on cacheable GET responses'],
+  ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
+  ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
+  ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
+  ['LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
+] as const;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function secretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  const given = env['SECRET_KEY'];
+  if (given) return Buffer.from(given, 'utf8');
+  const path = join(dataDir, 'secret_key');
+  if (existsSync(path)) return Buffer.from(readFileSync(path, 'utf8').trim(), 'utf8');
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(path, key + '\n', { mode: 0o600, flag: 'wx' });
+  return Buffer.from(key, 'utf8');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env['DATA_DIR'] || './data');
+  const origins = (env['CORS_ORIGINS'] ?? '*').trim();
+  return Object.freeze({
+    port: integer(env, 'PORT', 8000),
+    host: env['HOST'] || '127.0.0.1',
+    baseUrl: env['BASE_URL'] ? env['BASE_URL'].replace(/\/+$/, '') : undefined,
+    dataDir,
+    databaseUrl: env['DATABASE_URL'] || undefined,
+    secretKey: secretKey(env, dataDir),
+    tempTokenExpirySeconds: integer(env, 'DEFAULT_TEMP_TOKEN_EXPIRY_TIME', 21600),
+    maxLoginAttempts: integer(env, 'MAX_LOGIN_ATTEMPTS', 10),
+    lockoutSeconds: integer(env, 'LOCKOUT_TIME', 1800),
+    maxChangePasswordAttempts: 10,
+    corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
+    cacheMaxAgeSeconds: integer(env, 'CACHE_CONTROL_MAX_AGE', 30),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT', 1_048_576),
+    uploadLimitBytes: integer(env, 'UPLOAD_LIMIT', 104_857_600),
+    logLevel: env['LOG_LEVEL'] || 'info',
+    disableCreatingUsers: /^(1|true|yes)$/i.test(env['DISABLE_CREATING_USERS'] ?? ''),
+  });
+}

@@ -1,0 +1,50 @@
+// The one error catalogue. Each entry fixes the status and the onadata-compatible body, so
+// handlers and services never shape error responses themselves.
+export type ErrorBody = Record<string, unknown> | unknown[];
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(typeof body === 'object' && body !== null && 'detail' in body ? String(body.detail) : JSON.stringify(body));
+  }
+}
+
+/** Field errors as DRF renders them: `{"field": ["message", …]}`. */
+export type FieldErrors = Record<string, string[]>;
+
+export const errors = {
+  notAuthenticated: (challenge: string) =>
+    new AppError(401, { detail: 'Authentication credentials were not provided.' }, { 'www-authenticate': challenge }),
+  authenticationFailed: (detail: string, challenge: string) =>
+    new AppError(401, { detail }, { 'www-authenticate': challenge }),
+  permissionDenied: (detail = 'You do not have permission to perform this action.') =>
+    new AppError(403, { detail }),
+  notFound: (detail = 'Not found.') => new AppError(404, { detail }),
+  noMatch: (model: string) => new AppError(404, { detail: `No ${model} matches the given query.` }),
+  methodNotAllowed: (method: string) => new AppError(405, { detail: `Method "${method}" not allowed.` }),
+  unsupportedMediaType: (type: string) =>
+    new AppError(415, { detail: `Unsupported media type "${type}" in request.` }),
+  parseError: (detail: string) => new AppError(400, { detail }),
+  badRequest: (detail: string) => new AppError(400, { detail }),
+  validation: (fields: FieldErrors) => new AppError(400, fields),
+  /** Errors onadata raises inside a serializer's save(): a bare list of messages. */
+  saveFailed: (...messages: string[]) => new AppError(400, messages),
+  /** Endpoints that answer `{"error": "…"}` (change_password). */
+  errorKey: (message: string) => new AppError(400, { error: message }),
+  /** change_password's validator failures: `{"errors": [...]}`. */
+  passwordRejected: (problems: string[]) => new AppError(400, { errors: problems }),
+  throttled: (seconds: number) =>
+    new AppError(
+      429,
+      { detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.` },
+      { 'retry-after': String(seconds) },
+    ),
+  payloadTooLarge: (limit: number) => new AppError(413, { detail: `Request body is larger than ${limit} bytes.` }),
+} as const;
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

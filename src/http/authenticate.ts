@@ -1,0 +1,127 @@
+// Authorization header → Principal. Each scheme is an Authenticator keyed by its keyword; a header
+// whose keyword no authenticator knows is ignored (the request is anonymous), as DRF does. Bearer
+// (OAuth 2) and Digest (OpenRosa) plug in here by adding authenticators.
+import type { AppDeps } from '../context.ts';
+import { errors } from '../errors.ts';
+import { anonymous, type Principal } from '../access/principal.ts';
+import { checkApiToken, checkPassword, checkTempToken, type TokenCheck } from '../modules/auth/service.ts';
+
+export interface AuthAttempt {
+  /** Everything after the scheme keyword, untrimmed. */
+  readonly credentials: string;
+  readonly ip: string;
+}
+
+export interface Authenticator {
+  /** Lower-case scheme keyword, e.g. `token`. */
+  readonly keyword: string;
+  /** The WWW-Authenticate value sent when this scheme's credentials are refused. */
+  challenge(): string;
+  /** Returns the principal, or throws a 401 AppError for credentials of this scheme that fail. */
+  authenticate(deps: AppDeps, attempt: AuthAttempt): Promise<Principal>;
+}
+
+/** DRF's checks on `<Keyword> <key>` headers, shared by Token and TempToken. */
+function singleKey(credentials: string, challenge: string): string {
+  const parts = credentials.trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) throw errors.authenticationFailed('Invalid token header. No credentials provided.', challenge);
+  if (parts.length > 1) {
+    throw errors.authenticationFailed('Invalid token header. Token string should not contain spaces.', challenge);
+  }
+  const key = parts[0] ?? '';
+  if (!/^[\x20-\x7e]+$/.test(key)) {
+    throw errors.authenticationFailed(
+      'Invalid token header. Token string should not contain invalid characters.',
+      challenge,
+    );
+  }
+  return key;
+}
+
+function tokenPrincipal(result: TokenCheck, scheme: 'token' | 'temptoken', messages: Record<string, string>, challenge: string): Principal {
+  if (result.ok) return { kind: 'user', user: result.user, scheme };
+  throw errors.authenticationFailed(messages[result.reason] ?? 'Invalid token.', challenge);
+}
+
+export const tokenAuthenticator: Authenticator = {
+  keyword: 'token',
+  challenge: () => 'Token',
+  async authenticate(deps, attempt) {
+    const key = singleKey(attempt.credentials, 'Token');
+    return tokenPrincipal(
+      await checkApiToken(deps, key),
+      'token',
+      { unknown: 'Invalid token.', inactive: 'User inactive or deleted.' },
+      'Token',
+    );
+  },
+};
+
+export const tempTokenAuthenticator: Authenticator = {
+  keyword: 'temptoken',
+  challenge: () => 'TempToken',
+  async authenticate(deps, attempt) {
+    const key = singleKey(attempt.credentials, 'TempToken');
+    return tokenPrincipal(
+      await checkTempToken(deps, key),
+      'temptoken',
+      { unknown: 'Invalid token', inactive: 'User inactive or deleted', expired: 'Token expired' },
+      'TempToken',
+    );
+  },
+};
+
+export const basicAuthenticator: Authenticator = {
+  keyword: 'basic',
+  challenge: () => 'Basic realm="Gather"',
+  async authenticate(deps, attempt) {
+    const challenge = this.challenge();
+    const encoded = attempt.credentials.trim();
+    if (!encoded || /\s/.test(encoded)) {
+      throw errors.authenticationFailed('Invalid basic header. No credentials provided.', challenge);
+    }
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) {
+      throw errors.authenticationFailed('Invalid basic header. Credentials not correctly base64 encoded.', challenge);
+    }
+    const result = await checkPassword(deps, decoded.slice(0, colon), decoded.slice(colon + 1), attempt.ip);
+    if (result.ok) return { kind: 'user', user: result.user, scheme: 'basic' };
+    if (result.reason === 'locked') throw errors.throttled(result.retryAfterSeconds);
+    throw errors.authenticationFailed('Invalid username/password.', challenge);
+  },
+};
+
+export class AuthenticatorRegistry {
+  readonly #byKeyword = new Map<string, Authenticator>();
+
+  constructor(authenticators: readonly Authenticator[]) {
+    for (const a of authenticators) this.#byKeyword.set(a.keyword, a);
+  }
+
+  /** Challenge for a 401 on a request that presented no usable credentials. */
+  defaultChallenge(): string {
+    return (this.#byKeyword.get('digest') ?? basicAuthenticator).challenge();
+  }
+
+  /** The challenge to send with a 401 given the scheme the request used (if any). */
+  challengeFor(header: string | undefined): string {
+    const keyword = header?.trim().split(/\s+/, 1)[0]?.toLowerCase();
+    const authenticator = keyword ? this.#byKeyword.get(keyword) : undefined;
+    return authenticator && keyword !== 'basic' ? authenticator.challenge() : this.defaultChallenge();
+  }
+
+  async authenticate(deps: AppDeps, header: string | undefined, ip: string): Promise<Principal> {
+    if (!header) return anonymous;
+    const trimmed = header.trimStart();
+    const space = trimmed.search(/\s/);
+    const keyword = (space < 0 ? trimmed : trimmed.slice(0, space)).toLowerCase();
+    const authenticator = this.#byKeyword.get(keyword);
+    if (!authenticator) return anonymous;
+    return authenticator.authenticate(deps, { credentials: space < 0 ? '' : trimmed.slice(space + 1), ip });
+  }
+}
+
+export function defaultAuthenticators(): Authenticator[] {
+  return [basicAuthenticator, tempTokenAuthenticator, tokenAuthenticator];
+}

@@ -1,0 +1,167 @@
+// Cross-cutting HTTP behaviour shared by every route: authentication and route access,
+// onadata's headers (Allow, Vary, Cache-Control, ETag, security headers), error bodies,
+// 404/405 answers and the `.json` format suffix.
+import { createHash } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppDeps, RequestContext } from '../context.ts';
+import type {} from '@fastify/swagger';
+import { AppError, errors, isAppError, type FieldErrors } from '../errors.ts';
+import { checkRouteAccess, ROUTE_ACCESS_VALUES } from '../access/index.ts';
+import type { AuthenticatorRegistry } from './authenticate.ts';
+import './fastify-types.ts';
+
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** `/api/v1/forms.json` and `/api/v1/forms/1.json/` are the same resources without the suffix. */
+export function stripFormatSuffix(url: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const match = /^(\/api\/v1\/.+?)\.json\/?$/.exec(path);
+  if (!match?.[1]) return url;
+  return match[1] + (q < 0 ? '' : url.slice(q));
+}
+
+export function requestBaseUrl(deps: AppDeps, request: FastifyRequest): string {
+  return deps.config.baseUrl ?? `${request.protocol}://${request.host}`;
+}
+
+function validationToFieldErrors(error: FastifyError): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const item of error.validation ?? []) {
+    const params = item.params as Record<string, unknown>;
+    const missing = typeof params['missingProperty'] === 'string' ? params['missingProperty'] : undefined;
+    const field = missing ?? (item.instancePath.replace(/^\//, '').split('/')[0] || 'non_field_errors');
+    let message = item.message ?? 'Invalid value.';
+    if (item.keyword === 'required') message = 'This field is required.';
+    else if (item.keyword === 'type' && params['type'] === 'boolean') message = 'Must be a valid boolean.';
+    else if (item.keyword === 'type' && params['type'] === 'integer') message = 'A valid integer is required.';
+    else if (item.keyword === 'type' && params['type'] === 'string') message = 'Not a valid string.';
+    (fields[field] ??= []).push(message);
+  }
+  return fields;
+}
+
+/** Any thrown error → the onadata-compatible status and body. Unknown errors become a bare 500. */
+export function toAppError(error: unknown, request: FastifyRequest): AppError {
+  if (isAppError(error)) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return errors.validation(validationToFieldErrors(fastifyError));
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(String(request.headers['content-type'] ?? '').split(';')[0] ?? '');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.parseError(`JSON parse error - ${fastifyError.message}`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new AppError(413, { detail: 'Request body is too large.' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.badRequest('Request body size did not match Content-Length.');
+  }
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return errors.parseError(`JSON parse error - ${error.message}`);
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError(fastifyError.statusCode, { detail: fastifyError.message });
+  }
+  return new AppError(500, { detail: 'A server error occurred.' });
+}
+
+export function installConventions(app: FastifyInstance, deps: AppDeps, authenticators: AuthenticatorRegistry): void {
+  const allowed = new Map<string, Set<string>>();
+
+  app.addHook('onRoute', (route) => {
+    if (route.url === '*' || route.url.startsWith('/api/docs')) return;
+    const access = route.config?.access;
+    if (!access || !ROUTE_ACCESS_VALUES.includes(access)) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares no access rule`);
+    }
+    if (route.config?.methodNotAllowed) return;
+    const methods = allowed.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) {
+      methods.add(method);
+      if (method === 'GET') methods.add('HEAD');
+    }
+    methods.add('OPTIONS');
+    allowed.set(route.url, methods);
+  });
+
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+
+  app.addHook('onRequest', async (request) => {
+    const ip = request.ip;
+    const base = { ...deps, baseUrl: requestBaseUrl(deps, request), ip };
+    const config = request.routeOptions.config;
+    // Routes that only answer 404/405 never look at credentials.
+    if (!config.access || config.methodNotAllowed) {
+      request.ctx = { ...base, actor: { kind: 'anonymous' } };
+      return;
+    }
+    const actor = await authenticators.authenticate(deps, request.headers.authorization, ip);
+    request.ctx = { ...base, actor };
+    checkRouteAccess(config.access, actor, authenticators.challengeFor(request.headers.authorization));
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const url = request.routeOptions.url;
+    const methods = url ? allowed.get(url) : undefined;
+    if (methods) reply.header('allow', ALL_METHODS.flatMap((m) => (methods.has(m) ? (m === 'GET' ? ['GET', 'HEAD'] : [m]) : [])).join(', '));
+    reply.header('vary', reply.getHeader('vary') ? `${String(reply.getHeader('vary'))}, Accept` : 'Accept');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'SAMEORIGIN');
+    reply.header('referrer-policy', 'same-origin');
+
+    const isGet = request.method === 'GET' || request.method === 'HEAD';
+    const ok = reply.statusCode >= 200 && reply.statusCode <= 202;
+    const cache = request.routeOptions.config.cache ?? 'none';
+    if (isGet && ok && cache !== 'none' && !reply.hasHeader('cache-control')) {
+      const maxAge = `max-age=${deps.config.cacheMaxAgeSeconds}`;
+      reply.header('cache-control', cache === 'private' ? `private, ${maxAge}` : maxAge);
+    }
+    if (isGet && reply.statusCode === 200 && (typeof payload === 'string' || Buffer.isBuffer(payload)) && !reply.hasHeader('etag')) {
+      const etag = `"${createHash('md5').update(payload).digest('hex')}"`;
+      reply.header('etag', etag);
+      const match = request.headers['if-none-match'];
+      if (match && match.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`)) {
+        reply.code(304);
+        return '';
+      }
+    }
+    return payload;
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error, request);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    reply.code(appError.status).headers(appError.headers).send(appError.body);
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).send({ detail: 'Not found.' });
+  });
+
+  /** Call after every route is registered: answers other methods on known paths with 405. */
+  app.decorate('addMethodNotAllowedRoutes', () => {
+    for (const [url, methods] of allowed) {
+      for (const method of ALL_METHODS) {
+        if (methods.has(method)) continue;
+        app.route({
+          method,
+          url,
+          config: { access: 'anyone', methodNotAllowed: true },
+          schema: { hide: true },
+          handler: async (request: FastifyRequest, reply: FastifyReply) => {
+            if (method === 'OPTIONS') return reply.code(200).send({});
+            throw errors.methodNotAllowed(request.method);
+          },
+        });
+      }
+    }
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    addMethodNotAllowedRoutes(): void;
+  }
+}

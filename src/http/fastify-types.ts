@@ -1,0 +1,21 @@
+// Request decorations and per-route settings that every route declares.
+import type { RouteAccess } from '../access/index.ts';
+import type { RequestContext } from '../context.ts';
+
+export type CachePolicy = 'public' | 'private' | 'none';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    /** Who may call the route; a route without one cannot be registered. */
+    access?: RouteAccess;
+    /** Cache-Control on successful GETs (onadata's CacheControlMixin viewsets). */
+    cache?: CachePolicy;
+    /** Set on the generated 405 routes, which must not count as allowed methods. */
+    methodNotAllowed?: boolean;
+  }
+}
+
+export {};

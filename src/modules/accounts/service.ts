@@ -1,0 +1,320 @@
+// Account use cases: registration, users and profiles, the current user with its tokens,
+// profile updates and password changes.
+import type { RequestContext } from '../../context.ts';
+import { errors, type FieldErrors } from '../../errors.ts';
+import {
+  canChangePassword,
+  canChangeProfile,
+  canSeeProfileEmail,
+  canSeeProfileMetadata,
+  isAuthenticated,
+  requireUser,
+} from '../../access/index.ts';
+import { hashPassword, verifyPassword } from '../../platform/secrets.ts';
+import { readBoolean, readJsonObject, readString, has, parseBoolean, type Payload } from '../../http/payload.ts';
+import {
+  addPasswordHistory,
+  emailInUse,
+  findActiveUserById,
+  findActiveUserByUsername,
+  insertUser,
+  listActiveUsers,
+  listActiveUsersByUsernames,
+  listPasswordHistory,
+  updateUser,
+  usernameExists,
+  type UserPatch,
+  type UserRow,
+} from './repository.ts';
+import {
+  addError,
+  checkCountry,
+  checkEmail,
+  checkTwitter,
+  checkUsername,
+  lengthErrors,
+  passwordProblems,
+  splitName,
+} from './validation.ts';
+import { currentUserToApi, profileToApi, userToApi, type UserEntry } from './to-api.ts';
+import { apiTokenOf, issueToken, tempTokenOf } from '../auth/service.ts';
+import { clearLoginFailures, findLoginFailures, recordLoginFailure } from '../auth/repository.ts';
+import { pythonIsoFormat, mergeMetadata } from './metadata.ts';
+
+// ---------------------------------------------------------------- users
+
+export async function listUsers(ctx: RequestContext, query: { orgs?: string | undefined; search?: string | undefined }): Promise<UserEntry[]> {
+  requireUser(ctx.actor);
+  const rows = await listActiveUsers(ctx.db, {
+    excludeOrgs: query.orgs?.toLowerCase() === 'false',
+    searchTerms: (query.search ?? '').split(/[\s,]+/).filter(Boolean),
+  });
+  return rows.map(userToApi);
+}
+
+/** All digits → the user id; anything else → a case-insensitive username. */
+async function findByLookup(ctx: RequestContext, lookup: string): Promise<UserRow | undefined> {
+  if (/^\d+$/.test(lookup)) return findActiveUserById(ctx.db, Number(lookup));
+  return findActiveUserByUsername(ctx.db, lookup);
+}
+
+export async function getUser(ctx: RequestContext, lookup: string): Promise<UserEntry> {
+  requireUser(ctx.actor);
+  const user = await findByLookup(ctx, lookup);
+  if (!user) throw errors.noMatch('User');
+  return userToApi(user);
+}
+
+// ---------------------------------------------------------------- current user
+
+export async function currentUser(ctx: RequestContext): Promise<Record<string, unknown>> {
+  const user = requireUser(ctx.actor);
+  const apiToken = await apiTokenOf(ctx, user.id);
+  const tempToken = await tempTokenOf(ctx, user.id);
+  return currentUserToApi(user, ctx.baseUrl, apiToken, tempToken);
+}
+
+// ---------------------------------------------------------------- profiles
+
+function viewOf(ctx: RequestContext, profile: UserRow, inList: boolean): { includeEmail: boolean; includeMetadata: boolean } {
+  return {
+    includeEmail: canSeeProfileEmail(ctx.actor, profile),
+    includeMetadata: !inList && canSeeProfileMetadata(ctx.actor, profile),
+  };
+}
+
+async function loadProfile(ctx: RequestContext, lookup: string): Promise<UserRow> {
+  const profile = await findByLookup(ctx, lookup);
+  if (!profile) throw errors.noMatch('UserProfile');
+  return profile;
+}
+
+export async function getProfile(ctx: RequestContext, lookup: string): Promise<Record<string, unknown>> {
+  requireUser(ctx.actor);
+  const profile = await loadProfile(ctx, lookup);
+  return profileToApi(profile, ctx.baseUrl, viewOf(ctx, profile, false));
+}
+
+export async function listProfiles(ctx: RequestContext, usersParam: string | undefined): Promise<Record<string, unknown>[]> {
+  const actor = requireUser(ctx.actor);
+  const names = (usersParam ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  const rows = names.length ? await listActiveUsersByUsernames(ctx.db, names) : [actor];
+  return rows.map((row) => profileToApi(row, ctx.baseUrl, viewOf(ctx, row, true)));
+}
+
+interface ProfileFields {
+  patch: UserPatch;
+  password?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** Validates the writable profile fields present in the payload (DRF field errors). */
+async function readProfileFields(ctx: RequestContext, payload: Payload, opts: { creating: boolean; selfId?: number }): Promise<ProfileFields> {
+  const fieldErrors: FieldErrors = {};
+  const required = opts.creating;
+  const patch: UserPatch = {};
+
+  const rawUsername = readString(payload, 'username', fieldErrors, { required, allowBlank: false });
+  if (rawUsername !== undefined) {
+    const { value, errors: usernameErrors } = checkUsername(rawUsername);
+    addError(fieldErrors, 'username', usernameErrors);
+    if (usernameErrors.length === 0) {
+      if (await usernameExists(ctx.db, value, opts.selfId)) addError(fieldErrors, 'username', [`${value} already exists`]);
+      else patch.username = value;
+    }
+  }
+
+  const email = readString(payload, 'email', fieldErrors, { required, allowBlank: false });
+  if (email !== undefined) {
+    const emailErrors = checkEmail(email);
+    addError(fieldErrors, 'email', emailErrors);
+    if (emailErrors.length === 0) {
+      if (await emailInUse(ctx.db, email, opts.selfId)) addError(fieldErrors, 'email', ['This email address is already in use. ']);
+      else patch.email = email;
+    }
+  }
+
+  for (const field of ['first_name', 'last_name'] as const) {
+    const value = readString(payload, field, fieldErrors);
+    if (value === undefined) continue;
+    const problems = lengthErrors(value, undefined, 30);
+    addError(fieldErrors, field, problems);
+    if (problems.length === 0) patch[field] = value;
+  }
+  const name = readString(payload, 'name', fieldErrors);
+  if (name) Object.assign(patch, splitName(name.length > 60 ? name.slice(0, 60) : name));
+  if (opts.creating && !name && !patch.first_name && !fieldErrors['first_name']) {
+    addError(fieldErrors, 'name', ['Either name or first_name should be provided']);
+  }
+
+  for (const [field, column] of [['city', 'city'], ['organization', 'organization'], ['website', 'home_page']] as const) {
+    const value = readString(payload, field, fieldErrors);
+    if (value !== undefined) {
+      const problems = lengthErrors(value, undefined, 255);
+      addError(fieldErrors, field, problems);
+      if (problems.length === 0) patch[column] = value;
+    }
+  }
+  const country = readString(payload, 'country', fieldErrors);
+  if (country !== undefined) {
+    const problems = checkCountry(country);
+    addError(fieldErrors, 'country', problems);
+    if (problems.length === 0) patch.country = country;
+  }
+  const twitter = readString(payload, 'twitter', fieldErrors);
+  if (twitter !== undefined) {
+    const problems = checkTwitter(twitter);
+    addError(fieldErrors, 'twitter', problems);
+    if (problems.length === 0) patch.twitter = twitter;
+  }
+  const requireAuth = readBoolean(payload, 'require_auth', fieldErrors);
+  if (requireAuth !== undefined) patch.require_auth = requireAuth;
+
+  const password = readString(payload, 'password', fieldErrors, { required });
+  const metadata = opts.creating ? undefined : readJsonObject(payload, 'metadata', fieldErrors);
+
+  if (opts.creating && password !== undefined && !fieldErrors['password']) {
+    const problems = passwordProblems(password, {
+      username: patch.username ?? rawUsername ?? '',
+      first_name: patch.first_name ?? '',
+      last_name: patch.last_name ?? '',
+      email: email ?? '',
+    });
+    addError(fieldErrors, 'password', problems);
+  }
+  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  return { patch, password, metadata };
+}
+
+export async function registerProfile(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+  if (ctx.config.disableCreatingUsers) throw errors.permissionDenied('You do not have permission to create user.');
+  const fields = await readProfileFields(ctx, payload, { creating: true });
+  const password = fields.password ?? '';
+  const passwordHash = await hashPassword(password);
+  const creator = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;
+  const username = fields.patch.username ?? '';
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    // A concurrent registration may have taken the name since validation.
+    if (await usernameExists(trx, username)) throw errors.saveFailed(`User account ${username} already exists`);
+    const user = await insertUser(trx, {
+      ...fields.patch,
+      username,
+      password_hash: passwordHash,
+      created_by: creator,
+      metadata: JSON.stringify({ last_password_edit: pythonIsoFormat(ctx.clock.now()) }),
+      date_joined: ctx.clock.now(),
+    });
+    await addPasswordHistory(trx, user.id, passwordHash);
+    await issueToken(ctx, trx, 'api_tokens', user.id);
+    return user;
+  });
+  return profileToApi(created, ctx.baseUrl, { includeEmail: isAuthenticated(ctx.actor), includeMetadata: true });
+}
+
+export type ProfileUpdateResult =
+  | { kind: 'profile'; body: Record<string, unknown> }
+  | { kind: 'metadata'; body: Record<string, unknown> };
+
+export async function updateProfile(ctx: RequestContext, lookup: string, payload: Payload, full: boolean): Promise<ProfileUpdateResult> {
+  requireUser(ctx.actor);
+  const profile = await loadProfile(ctx, lookup);
+  if (!canChangeProfile(ctx.actor, profile)) throw errors.permissionDenied();
+
+  const overwrite = payload['overwrite'];
+  if (!full && (overwrite === false || (typeof overwrite === 'string' && overwrite.toLowerCase() === 'false'))) {
+    const fieldErrors: FieldErrors = {};
+    const metadata = readJsonObject(payload, 'metadata', fieldErrors);
+    if (metadata === undefined && !fieldErrors['metadata']) addError(fieldErrors, 'metadata', ['This field is required.']);
+    if (Object.keys(fieldErrors).length || metadata === undefined) throw errors.validation(fieldErrors);
+    const merged = mergeMetadata(profile.metadata, metadata);
+    const updated = await updateUser(ctx.db, profile.id, { metadata: JSON.stringify(merged) });
+    return { kind: 'metadata', body: updated.metadata };
+  }
+
+  if (full) {
+    const fieldErrors: FieldErrors = {};
+    for (const field of ['username', 'email']) if (!has(payload, field)) addError(fieldErrors, field, ['This field is required.']);
+    if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  }
+  const fields = await readProfileFields(ctx, payload, { creating: false, selfId: profile.id });
+  const patch: UserPatch = { ...fields.patch };
+  let metadata = fields.metadata ?? profile.metadata;
+
+  if (fields.password !== undefined && !(await verifyPassword(fields.password, profile.password_hash))) {
+    throw errors.saveFailed('Invalid password');
+  }
+  if (has(payload, 'email')) {
+    if (fields.password === undefined) throw errors.saveFailed('Your password is required when updating your email address.');
+    if (patch.email !== undefined && patch.email !== profile.email) metadata = { ...metadata, is_email_verified: false };
+    else if (full) metadata = { ...metadata, is_email_verified: false };
+  }
+  if (fields.metadata !== undefined || metadata !== profile.metadata) patch.metadata = JSON.stringify(metadata);
+  const updated = Object.keys(patch).length ? await updateUser(ctx.db, profile.id, patch) : profile;
+  return { kind: 'profile', body: profileToApi(updated, ctx.baseUrl, viewOf(ctx, updated, false)) };
+}
+
+// ---------------------------------------------------------------- passwords
+
+export async function changePassword(ctx: RequestContext, lookup: string, payload: Payload): Promise<Record<string, unknown>> {
+  requireUser(ctx.actor);
+  const profile = await loadProfile(ctx, lookup);
+  if (!canChangePassword(ctx.actor, profile)) throw errors.permissionDenied();
+
+  const current = typeof payload['current_password'] === 'string' ? payload['current_password'] : '';
+  const next = typeof payload['new_password'] === 'string' ? payload['new_password'] : '';
+  if (!current || !next) throw errors.errorKey('current_password and new_password fields cannot be blank');
+
+  const key = `change_password:${profile.id}`;
+  const now = ctx.clock.now();
+  const lockedMessage = (until: Date): string =>
+    `Too many password reset attempts. Try again in ${Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000))} minutes`;
+  const failures = await findLoginFailures(ctx.db, key);
+  if (failures?.locked_until && failures.locked_until > now) throw errors.errorKey(lockedMessage(failures.locked_until));
+
+  if (!(await verifyPassword(current, profile.password_hash))) {
+    const limit = ctx.config.maxChangePasswordAttempts;
+    const row = await recordLoginFailure(ctx.db, key, now, limit, new Date(now.getTime() + ctx.config.lockoutSeconds * 1000));
+    if (row.locked_until && row.locked_until > now) throw errors.errorKey(lockedMessage(row.locked_until));
+    throw errors.errorKey(`Invalid password. You have ${limit - row.failures} attempts left.`);
+  }
+
+  const problems = passwordProblems(next, profile);
+  for (const previous of await listPasswordHistory(ctx.db, profile.id)) {
+    if (await verifyPassword(next, previous)) {
+      problems.push('You cannot use a previously used password.');
+      break;
+    }
+  }
+  if (problems.length) throw errors.passwordRejected(problems);
+
+  const passwordHash = await hashPassword(next);
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    await updateUser(trx, profile.id, {
+      password_hash: passwordHash,
+      metadata: JSON.stringify({ ...profile.metadata, last_password_edit: pythonIsoFormat(now) }),
+    });
+    await addPasswordHistory(trx, profile.id, passwordHash);
+    const accessToken = await issueToken(ctx, trx, 'api_tokens', profile.id);
+    const tempToken = await issueToken(ctx, trx, 'temp_tokens', profile.id);
+    return { username: profile.username, access_token: accessToken, temp_token: tempToken };
+  });
+  if (failures) await clearLoginFailures(ctx.db, key);
+  ctx.credentialCache.forgetUser(profile.id);
+  return result;
+}
+
+// ---------------------------------------------------------------- monthly submissions
+
+export async function monthlySubmissions(ctx: RequestContext, lookup: string, query: { month?: string | undefined; year?: string | undefined }): Promise<Record<string, number>> {
+  requireUser(ctx.actor);
+  await loadProfile(ctx, lookup);
+  const now = ctx.clock.now();
+  const month = query.month === undefined || query.month === '' ? now.getUTCMonth() + 1 : Number(query.month);
+  const year = query.year === undefined || query.year === '' ? now.getUTCFullYear() : Number(query.year);
+  if (!Number.isInteger(month) || month < 1 || month > 12) throw errors.badRequest('Invalid month provided as parameter');
+  if (!Number.isInteger(year) || year < 1000 || year > 9999) throw errors.badRequest('Invalid year provided as parameter');
+  // Submissions arrive with the submissions module; until then every account has none.
+  return {};
+}
+
+export { parseBoolean };

@@ -1,0 +1,131 @@
+// Authentication use cases: checking credentials, and issuing, showing and expiring tokens.
+import type { AppDeps } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import { hashPassword, needsRehash, newTokenKey, sha256, verifyPassword } from '../../platform/secrets.ts';
+import type { DbOrTx } from '../../platform/db.ts';
+import { findActiveUserById, findUserByLogin, updateUser, type UserRow } from '../accounts/repository.ts';
+import {
+  clearLoginFailures,
+  deleteToken,
+  findLoginFailures,
+  findTokenOfUser,
+  findTokenWithUser,
+  recordLoginFailure,
+  replaceToken,
+  type TokenKind,
+} from './repository.ts';
+import { CredentialCache } from './credential-cache.ts';
+
+export type TokenCheck =
+  | { ok: true; user: UserRow }
+  | { ok: false; reason: 'unknown' | 'inactive' | 'expired' };
+
+export async function checkApiToken(deps: AppDeps, key: string): Promise<TokenCheck> {
+  const found = await findTokenWithUser(deps.db, 'api_tokens', sha256(key));
+  if (!found) return { ok: false, reason: 'unknown' };
+  if (!found.user.is_active) return { ok: false, reason: 'inactive' };
+  return { ok: true, user: found.user };
+}
+
+export function tempTokenExpired(deps: AppDeps, createdAt: Date): boolean {
+  return deps.clock.now().getTime() - createdAt.getTime() > deps.config.tempTokenExpirySeconds * 1000;
+}
+
+export async function checkTempToken(deps: AppDeps, key: string): Promise<TokenCheck> {
+  const found = await findTokenWithUser(deps.db, 'temp_tokens', sha256(key));
+  if (!found) return { ok: false, reason: 'unknown' };
+  if (!found.user.is_active) return { ok: false, reason: 'inactive' };
+  if (tempTokenExpired(deps, found.token.created_at)) return { ok: false, reason: 'expired' };
+  return { ok: true, user: found.user };
+}
+
+export type PasswordCheck =
+  | { ok: true; user: UserRow }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
+
+function failureKey(scope: string, login: string, ip: string): string {
+  return `${scope}:${login.toLowerCase()}:${ip}`;
+}
+
+function secondsUntil(deps: AppDeps, until: Date): number {
+  return Math.max(1, Math.ceil((until.getTime() - deps.clock.now().getTime()) / 1000));
+}
+
+/**
+ * Checks a username (or e-mail) and password, counting failures per account and address.
+ * After MAX_LOGIN_ATTEMPTS failures the pair is locked for LOCKOUT_TIME, even for the right password.
+ */
+export async function checkPassword(deps: AppDeps, login: string, password: string, ip: string): Promise<PasswordCheck> {
+  const user = await findUserByLogin(deps.db, login);
+  const key = failureKey('login', user?.username ?? login, ip);
+  const failures = await findLoginFailures(deps.db, key);
+  const now = deps.clock.now();
+  if (failures?.locked_until && failures.locked_until > now) {
+    return { ok: false, reason: 'locked', retryAfterSeconds: secondsUntil(deps, failures.locked_until) };
+  }
+
+  const cacheKey = CredentialCache.key(login, password);
+  const cached = deps.credentialCache.get(cacheKey, now.getTime());
+  if (user && cached && cached.userId === user.id && cached.passwordHash === user.password_hash && user.is_active) {
+    return { ok: true, user };
+  }
+
+  const valid = user !== undefined && user.is_active && !user.is_org && (await verifyPassword(password, user.password_hash));
+  if (!valid || !user) {
+    const lockedUntil = new Date(now.getTime() + deps.config.lockoutSeconds * 1000);
+    const row = await recordLoginFailure(deps.db, key, now, deps.config.maxLoginAttempts, lockedUntil);
+    if (row.locked_until && row.locked_until > now) {
+      return { ok: false, reason: 'locked', retryAfterSeconds: secondsUntil(deps, row.locked_until) };
+    }
+    return { ok: false, reason: 'invalid' };
+  }
+  if (failures) await clearLoginFailures(deps.db, key);
+  let current = user;
+  if (needsRehash(user.password_hash)) {
+    current = await updateUser(deps.db, user.id, { password_hash: await hashPassword(password) });
+  }
+  deps.credentialCache.set(cacheKey, current.id, current.password_hash, now.getTime());
+  return { ok: true, user: current };
+}
+
+/** Creates a token of this kind for the user, replacing any previous one; returns its key. */
+export async function issueToken(deps: AppDeps, db: DbOrTx, kind: TokenKind, userId: number): Promise<string> {
+  const key = newTokenKey();
+  await replaceToken(db, kind, {
+    user_id: userId,
+    key_hash: sha256(key),
+    key_sealed: deps.sealer.seal(key),
+    created_at: deps.clock.now(),
+  });
+  return key;
+}
+
+/** The user's API token, created if missing (as onadata does on GET /api/v1/user). */
+export async function apiTokenOf(deps: AppDeps, userId: number): Promise<string> {
+  const existing = await findTokenOfUser(deps.db, 'api_tokens', userId);
+  if (existing) return deps.sealer.open(existing.key_sealed);
+  return issueToken(deps, deps.db, 'api_tokens', userId);
+}
+
+/** The user's temporary token; an expired or missing one is replaced by a fresh one. */
+export async function tempTokenOf(deps: AppDeps, userId: number): Promise<string> {
+  const existing = await findTokenOfUser(deps.db, 'temp_tokens', userId);
+  if (existing && !tempTokenExpired(deps, existing.created_at)) return deps.sealer.open(existing.key_sealed);
+  return issueToken(deps, deps.db, 'temp_tokens', userId);
+}
+
+export async function expireTempToken(deps: AppDeps, userId: number): Promise<void> {
+  const deleted = await deleteToken(deps.db, 'temp_tokens', userId);
+  if (!deleted) throw errors.badRequest('Temporary token not found!');
+}
+
+export async function regenerateApiToken(deps: AppDeps, userId: number): Promise<string> {
+  const existing = await findTokenOfUser(deps.db, 'api_tokens', userId);
+  if (!existing) throw errors.badRequest(' Token not found!');
+  return issueToken(deps, deps.db, 'api_tokens', userId);
+}
+
+export async function reloadActiveUser(deps: AppDeps, userId: number): Promise<UserRow | undefined> {
+  return findActiveUserById(deps.db, userId);
+}

@@ -1,0 +1,77 @@
+// Opens the database: PGlite in DATA_DIR by default, PostgreSQL through `pg` when DATABASE_URL is set.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type Dialect,
+  type Transaction,
+} from 'kysely';
+import pg from 'pg';
+import type { Schema } from './schema.ts';
+import { PGliteDriver } from './pglite-driver.ts';
+import { acquireDirectoryLock, type DirectoryLock } from './dir-lock.ts';
+
+export type Db = Kysely<Schema>;
+export type Tx = Transaction<Schema>;
+export type DbOrTx = Db | Tx;
+
+export interface Database {
+  readonly db: Db;
+  readonly backend: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `memory://` for an in-memory database (tests). */
+  pgliteDir: string;
+  /** Refuse to open a PGlite directory that another process holds. */
+  lock?: boolean;
+  poolSize?: number;
+}
+
+// int8 (count(*), sums) as JS numbers on pg, as PGlite already returns them.
+pg.types.setTypeParser(20, (value) => Number(value));
+pg.types.setTypeParser(1700, (value) => Number(value));
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    return { db, backend: 'postgres', close: () => db.destroy() };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  let lock: DirectoryLock | undefined;
+  let dataDir = options.pgliteDir;
+  if (!dataDir.startsWith('memory://')) {
+    mkdirSync(dataDir, { recursive: true });
+    if (options.lock !== false) lock = acquireDirectoryLock(dataDir);
+    dataDir = join(dataDir, 'pgdata');
+  }
+  try {
+    const pglite = await PGlite.create(dataDir);
+    const driver = new PGliteDriver(pglite);
+    const dialect: Dialect = {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    };
+    const db = new Kysely<Schema>({ dialect });
+    return {
+      db,
+      backend: 'pglite',
+      close: async () => {
+        await db.destroy();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}

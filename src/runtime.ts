@@ -1,0 +1,39 @@
+// Opening the database and assembling the application's dependencies from a Config.
+import { join } from 'node:path';
+import type { Config } from './config.ts';
+import type { AppDeps } from './context.ts';
+import { openDatabase, type Database } from './platform/db.ts';
+import { migrate } from './platform/migrator.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import { createSealer } from './platform/secrets.ts';
+import { CredentialCache } from './modules/auth/credential-cache.ts';
+
+export interface Runtime {
+  readonly deps: AppDeps;
+  readonly database: Database;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(
+  config: Config,
+  options: { pgliteDir?: string; clock?: Clock; log?: (line: string) => void } = {},
+): Promise<Runtime> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: options.pgliteDir ?? join(config.dataDir),
+  });
+  try {
+    await migrate(database.db, options.log);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const deps: AppDeps = {
+    config,
+    db: database.db,
+    clock: options.clock ?? systemClock,
+    sealer: createSealer(config.secretKey),
+    credentialCache: new CredentialCache(),
+  };
+  return { deps, database, close: () => database.close() };
+}

@@ -1,0 +1,118 @@
+// Test harness: a real database (in-memory PGlite, or a fresh database on the PostgreSQL server
+// named by DATABASE_URL), the real app, and requests through Fastify's inject (full HTTP handling).
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import type { AppDeps } from '../src/context.ts';
+import { openRuntime, type Runtime } from '../src/runtime.ts';
+import type { Clock } from '../src/platform/clock.ts';
+
+export interface TestServer {
+  app: FastifyInstance;
+  deps: AppDeps;
+  runtime: Runtime;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+/** A clock tests can move forward. */
+export class TestClock implements Clock {
+  offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(seconds: number): void {
+    this.offsetMs += seconds * 1000;
+  }
+}
+
+async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `gather_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin.toString() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestServer(overrides: Record<string, string> = {}): Promise<TestServer> {
+  const serverUrl = process.env['DATABASE_URL'];
+  const pgDb = serverUrl ? await createPostgresDatabase(serverUrl) : undefined;
+  const env: NodeJS.ProcessEnv = {
+    DATA_DIR: '/nonexistent-test-data-dir',
+    SECRET_KEY: 'test-secret-key',
+    BASE_URL: 'http://testserver',
+    ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
+    ...overrides,
+  };
+  const config: Config = loadConfig(env);
+  const clock = new TestClock();
+  const runtime = await openRuntime(config, { pgliteDir: 'memory://', clock });
+  const app = await buildApp(runtime.deps);
+  await app.ready();
+  return {
+    app,
+    deps: runtime.deps,
+    runtime,
+    clock,
+    close: async () => {
+      await app.close();
+      await runtime.close();
+      await pgDb?.drop();
+    },
+  };
+}
+
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+export interface TestUser {
+  id: number;
+  username: string;
+  password: string;
+  email: string;
+  token: string;
+  auth: { authorization: string };
+}
+
+let counter = 0;
+
+/** Registers an account through the API and fetches its API token. */
+export async function createUser(
+  app: FastifyInstance,
+  username: string,
+  extra: Record<string, unknown> = {},
+): Promise<TestUser> {
+  counter += 1;
+  const password = `Pw-${username}-${counter}-x9!`;
+  const email = `${username}@example.org`;
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/profiles',
+    payload: { username, first_name: username[0]?.toUpperCase() + username.slice(1), last_name: 'Tester', email, password, ...extra },
+  });
+  if (created.statusCode !== 201) throw new Error(`registration failed: ${created.statusCode} ${created.body}`);
+  const me = await app.inject({ method: 'GET', url: '/api/v1/user', headers: { authorization: basic(username, password) } });
+  const body = me.json<{ api_token: string }>();
+  const id = created.json<{ id: number }>().id;
+  return { id, username: username.toLowerCase(), password, email, token: body.api_token, auth: { authorization: `Token ${body.api_token}` } };
+}
+
+export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
+  return JSON.parse(response.body) as T;
+}
