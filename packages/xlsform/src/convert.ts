@@ -1,0 +1,80 @@
+// convert(): bytes or text of an XLSForm -> XForm, form JSON, itemsets CSV and
+// warnings, or the reasons it cannot be converted. Never throws for bad input.
+import { XlsFormError } from './errors.ts';
+import { text } from './parse/json-helpers.ts';
+import { workbookToJson } from './parse/workbook-to-json.ts';
+import { TreeBuilder } from './survey/tree.ts';
+import type { ConvertFailure, ConvertOptions, ConvertSuccess } from './types.ts';
+import { readWorkbook } from './workbook/read.ts';
+import { formJson } from './xform/form-json.ts';
+import { itemsetsCsv } from './xform/itemsets-csv.ts';
+import { languageWarning } from './xform/languages.ts';
+import { writeXForm } from './xform/xform.ts';
+
+/** The file name without directories and its last extension. */
+export function fileStem(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(0, dot) : base;
+}
+
+function failure(err: unknown): ConvertFailure {
+  if (err instanceof XlsFormError) return { ok: false, errors: [err.issue] };
+  const message = err instanceof Error ? err.message : String(err);
+  return { ok: false, errors: [{ code: 'internal_error', message: `The form could not be converted: ${message}` }] };
+}
+
+export function convert(input: Uint8Array | string, options: ConvertOptions): ConvertSuccess | ConvertFailure {
+  try {
+    const warnings: string[] = [];
+    const workbook = readWorkbook(input, options.fileName);
+    const { json, externalChoices, externalChoicesSheet } = workbookToJson(workbook, {
+      rootName: options.rootName ?? 'data',
+      fallbackName: fileStem(options.fileName),
+      warnings,
+    });
+    const tree = new TreeBuilder().build(json);
+    const { xml, translations } = writeXForm(tree, json);
+    const languages = languageWarning(translations);
+    if (languages) warnings.push(languages);
+    const result: ConvertSuccess = {
+      ok: true,
+      xform: xml,
+      formJson: formJson(tree, json),
+      warnings,
+      idString: text(json['id_string']) ?? '',
+      title: text(json['title']) ?? '',
+      defaultLanguage: text(json['default_language']) ?? 'default',
+    };
+    if (usesExternalChoices(json)) {
+      const csv = itemsetsCsv(externalChoicesSheet);
+      if (csv !== undefined) result.itemsetsCsv = csv;
+      else warnings.push("Could not export itemsets.csv, the 'external_choices' sheet is missing.");
+    }
+    void externalChoices;
+    const optional: Array<['version' | 'publicKey' | 'submissionUrl' | 'instanceName', string]> = [
+      ['version', 'version'],
+      ['publicKey', 'public_key'],
+      ['submissionUrl', 'submission_url'],
+      ['instanceName', 'instance_name'],
+    ];
+    for (const [field, key] of optional) {
+      const value = text(json[key]);
+      if (value) result[field] = value;
+    }
+    return result;
+  } catch (err) {
+    return failure(err);
+  }
+}
+
+function usesExternalChoices(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(usesExternalChoices);
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'type' && typeof v === 'string' && v.startsWith('select one external')) return true;
+      if (typeof v === 'object' && usesExternalChoices(v)) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,4 @@
+// @gather/xlsform: XLSForm (.xlsx, .xls, .xlsm, .csv, .md) -> ODK XForm.
+export { convert, fileStem } from './convert.ts';
+export type { ConversionIssue, ConvertFailure, ConvertOptions, ConvertSuccess, Json, JsonObject } from './types.ts';
+export type { Question, Section, SurveyElement, SurveyTree, Itemset, Option } from './survey/tree.ts';

@@ -1,0 +1,520 @@
+// Workbook -> the form's JSON tree (the same shape pyxform builds): settings,
+// choice lists, then the survey sheet row by row with a stack for groups and
+// repeats.
+import { XlsFormError, rowPrefix } from '../errors.ts';
+import { CONTROL_KEYWORDS, SETTINGS_HEADER_ALIASES, SURVEY_HEADER_ALIASES, yesNo } from '../spec/aliases.ts';
+import { SETTINGS_COLUMNS, SURVEY_COLUMNS } from '../spec/columns.ts';
+import { DEPRECATED_DEVICE_ID_TYPES, EXTERNAL_INSTANCE_TYPES, GEO_TYPES, TYPE_ALIASES } from '../spec/question-types.ts';
+import type { JsonObject } from '../types.ts';
+import type { Sheet, Workbook } from '../workbook/model.ts';
+import { parseChoices, parseListSheet, type ChoiceLists } from './choices.ts';
+import { defaultIsDynamic, isReference, isXmlTag } from './expression.ts';
+import { groupSheet } from './headers.ts';
+import { SUPPRESS_SPELLING_HINT, child, copyObject, nested, sheetMisspelling, text } from './json-helpers.ts';
+import { parseParameters } from './parameters.ts';
+import {
+  appendAction,
+  audioRow,
+  auditRow,
+  backgroundAudioRow,
+  geoRow,
+  photoRow,
+  rangeRow,
+  textRow,
+} from './question-rows.ts';
+import { parseSelectRow } from './select-row.ts';
+import { checkReferences, checkTriggers, processTrigger } from './references.ts';
+import { missingTranslationsWarning, orOtherWarning, type SheetLanguages, sheetLanguages } from './translations.ts';
+import { parseEntities, type EntityContext } from './entities.ts';
+
+const CONTROL_NAMES = Object.keys(CONTROL_KEYWORDS).join('|');
+const BEGIN_CONTROL = new RegExp(`^begin(\\s|_)(${CONTROL_NAMES})( (over )?(\\S+))?$`);
+const END_CONTROL = new RegExp(`^end(\\s|_)(${CONTROL_NAMES})$`);
+const OSM = /(osm) (\S+)/;
+
+export interface ParseOptions {
+  rootName: string;
+  fallbackName: string;
+  warnings: string[];
+}
+
+export interface ParsedForm {
+  json: JsonObject;
+  externalChoices: ChoiceLists | undefined;
+  externalChoicesSheet: Sheet | undefined;
+}
+
+interface Frame {
+  controlType: string | undefined;
+  controlName: string | undefined;
+  children: JsonObject[];
+  childNames: Set<string>;
+  childNamesLower: Set<string>;
+  row: number | undefined;
+}
+
+function noSurveySheet(workbook: Workbook): XlsFormError {
+  const similar = sheetMisspelling('survey', workbook.sheetNames);
+  return new XlsFormError(`You must have a sheet named 'survey'. ${similar ?? ''}`.trimEnd(), { code: 'missing_survey_sheet', sheet: 'survey' });
+}
+
+function readSettings(workbook: Workbook, warnings: string[]): JsonObject {
+  const sheet = workbook.sheets.get('settings');
+  if (!sheet) {
+    const similar = sheetMisspelling('settings', workbook.sheetNames);
+    if (similar) warnings.push(similar + SUPPRESS_SPELLING_HINT);
+    return {};
+  }
+  let source = sheet;
+  if (sheet.headers.includes('id_string') && sheet.headers.includes('form_id')) {
+    source = { ...sheet, headers: sheet.headers.filter((h) => h !== 'id_string') };
+    const first = source.rows[0];
+    if (first) {
+      const { id_string: _dropped, ...rest } = first;
+      source = { ...source, rows: [rest, ...source.rows.slice(1)] };
+    }
+    warnings.push(
+      'The form_id and id_string column headers are both specified in the settings sheet provided. This may cause errors during conversion. In future, its best to avoid specifying both column headers in the settings sheet.',
+    );
+  }
+  const grouped = groupSheet(source, { sheetName: 'settings', aliases: SETTINGS_HEADER_ALIASES, columns: SETTINGS_COLUMNS });
+  const settings = grouped.rows[0]?.data ?? {};
+  const name = text(settings['name']);
+  if (name !== undefined && !isXmlTag(name)) throw invalidName('settings', 1, 'name');
+  return settings;
+}
+
+export function invalidName(sheet: string, row: number, column: string): XlsFormError {
+  return new XlsFormError(
+    `${rowPrefix(row)} On the '${sheet}' sheet, the '${column}' value is invalid. Names must begin with a letter or underscore. After the first character, names may contain letters, digits, underscores, hyphens, or periods.`,
+    { code: 'invalid_name', sheet, row, column },
+  );
+}
+
+export function workbookToJson(workbook: Workbook, options: ParseOptions): ParsedForm {
+  const { warnings } = options;
+  const surveySheet = workbook.sheets.get('survey');
+  if (!surveySheet) throw noSurveySheet(workbook);
+  if (!isXmlTag(options.rootName)) {
+    throw new XlsFormError(
+      "The 'form_name' value is invalid. Names must begin with a letter or underscore. After the first character, names may contain letters, digits, underscores, hyphens, or periods.",
+      { code: 'invalid_name' },
+    );
+  }
+  const settings = readSettings(workbook, warnings);
+  const collapseSpaces = yesNo(settings['clean_text_values'] ?? 'yes') ?? true;
+  const defaultLanguage = text(settings['default_language']) ?? 'default';
+  if ('add_none_option' in settings) settings['add_none_option'] = yesNo(settings['add_none_option']) ?? false;
+  if ('client_editable' in settings) settings['client_editable'] = yesNo(settings['client_editable']) ?? false;
+  const idString = text(settings['id_string']) ?? options.fallbackName;
+  const json: JsonObject = {
+    type: 'survey',
+    name: options.rootName,
+    title: idString,
+    id_string: idString,
+    sms_keyword: text(settings['sms_keyword']) ?? idString,
+    default_language: defaultLanguage,
+    children: [],
+  };
+  Object.assign(json, settings);
+  const rootChildren: JsonObject[] = [];
+  json['children'] = rootChildren;
+
+  const externalChoices = workbook.sheets.has('external_choices')
+    ? parseListSheet(workbook.sheets.get('external_choices'), 'external_choices', defaultLanguage)
+    : undefined;
+  const choiceSheet = workbook.sheets.get('choices');
+  const { lists: choices, headers: choiceHeaders } = parseChoices(
+    choiceSheet,
+    defaultLanguage,
+    yesNo(settings['allow_choice_duplicates'] ?? 'no') ?? false,
+    warnings,
+  );
+  if (choices.size > 0) {
+    const out: JsonObject = {};
+    for (const [name, list] of choices) out[name] = list;
+    json['choices'] = out;
+  }
+
+  const entities: EntityContext | undefined = parseEntities(workbook, warnings);
+
+  const survey = groupSheet(surveySheet, {
+    sheetName: 'survey',
+    aliases: SURVEY_HEADER_ALIASES,
+    columns: SURVEY_COLUMNS,
+    required: ['type'],
+    defaultLanguage,
+    collapseSpaces,
+  });
+  for (const { data } of survey.rows) {
+    const type = text(data['type']);
+    if (type !== undefined && type in TYPE_ALIASES) data['type'] = TYPE_ALIASES[type] ?? type;
+  }
+  const languages: SheetLanguages = sheetLanguages(survey.headers, choiceSheet ? choiceHeaders : []);
+  const missing = missingTranslationsWarning(languages);
+  if (missing) warnings.push(missing);
+
+  const osmTags = workbook.sheets.has('osm') ? parseListSheet(workbook.sheets.get('osm'), 'osm', 'default') : undefined;
+
+  const stack: Frame[] = [
+    { controlType: undefined, controlName: undefined, children: rootChildren, childNames: new Set(), childNamesLower: new Set(), row: undefined },
+  ];
+  let tableList: string | boolean | undefined;
+  const metaChildren: JsonObject[] = [];
+  const questionNames = new Set<string>();
+  const elementNames = new Map<string, number>();
+  const triggerReferences: Array<[string, number]> = [];
+  const geoReferences: Array<[string, number]> = [];
+  const secondaryInstances = new Set<string>();
+  const repeatNames = new Set<string>();
+  let orOtherSeen = false;
+
+  for (const { row: rowNumber, data: row } of survey.rows) {
+    const frame = stack[stack.length - 1] ?? stack[0];
+    if (!frame) break;
+    const siblings = frame.children;
+
+    if ('disabled' in row) {
+      warnings.push(`${rowPrefix(rowNumber)} The 'disabled' column header is not part of the current spec. We recommend using relevant instead.`);
+      const disabled = row['disabled'];
+      delete row['disabled'];
+      if (yesNo(disabled)) continue;
+    }
+    if (Object.keys(row).length === 0) continue;
+
+    const questionType = text(row['type']);
+    const appearance = text(nested(row, 'control')?.['appearance']);
+    if (!questionType) {
+      if (!('name' in row || 'label' in row)) {
+        warnings.push(`${rowPrefix(rowNumber)} Row without name, text, or label is being skipped:\n${pyRepr(row)}`);
+        continue;
+      }
+      throw new XlsFormError(`${rowPrefix(rowNumber)} Question with no type.\n${pyRepr(row)}`, {
+        code: 'missing_type',
+        sheet: 'survey',
+        row: rowNumber,
+        column: 'type',
+      });
+    }
+
+    if ('trigger' in row) {
+      const triggers = processTrigger(text(row['trigger']), rowNumber, triggerReferences);
+      if (triggers) row['trigger'] = triggers;
+      else delete row['trigger'];
+    }
+
+    if ('default' in row) {
+      const value = text(row['default']);
+      if (value && defaultIsDynamic(value, questionType)) {
+        row['_dynamic_default'] = true;
+        appendAction(row, { name: 'setvalue', event: 'odk-instance-first-load' });
+        if (stack.some((f) => f.controlType === 'repeat')) appendAction(row, { name: 'setvalue', event: 'odk-new-repeat' });
+      }
+    }
+
+    const params = parseParameters(row['parameters'], rowNumber);
+
+    if (questionType === 'audit') {
+      metaChildren.push(auditRow(row, params, rowNumber));
+      continue;
+    }
+    if (questionType === 'calculate') {
+      const calculation = text(nested(row, 'bind')?.['calculate']);
+      if (!calculation && row['_dynamic_default'] !== true) {
+        throw new XlsFormError(`${rowPrefix(rowNumber)} Missing calculation.`, {
+          code: 'missing_calculation',
+          sheet: 'survey',
+          row: rowNumber,
+          column: 'calculation',
+        });
+      }
+    }
+    if (DEPRECATED_DEVICE_ID_TYPES.has(questionType)) {
+      warnings.push(
+        `${rowPrefix(rowNumber)} ${questionType} is no longer supported on most devices. Only old versions of Collect on Android versions older than 11 still support it.`,
+      );
+    }
+    const settingKey = SETTINGS_HEADER_ALIASES[questionType];
+    if (typeof settingKey === 'string') {
+      json[settingKey] = text(row['name']) ?? 'None';
+      continue;
+    }
+
+    const beginMatch = BEGIN_CONTROL.exec(questionType);
+    const endMatch = END_CONTROL.exec(questionType);
+
+    let questionName: string | undefined;
+    if (!endMatch) {
+      if (!('name' in row)) {
+        if (row['type'] === 'note') row['name'] = `generated_note_name_${rowNumber}`;
+        else {
+          throw new XlsFormError(`${rowPrefix(rowNumber)} Question or group with no name.`, {
+            code: 'missing_name',
+            sheet: 'survey',
+            row: rowNumber,
+            column: 'name',
+          });
+        }
+      }
+      questionName = text(row['name']) ?? '';
+      if (!isXmlTag(questionName)) throw invalidName('survey', rowNumber, 'name');
+      elementNames.set(questionName, (elementNames.get(questionName) ?? 0) + 1);
+      checkUniqueName(questionName, frame, rowNumber, warnings);
+    }
+
+    entities?.noteRow(stack.length, row, rowNumber, questionName, beginMatch !== null, endMatch !== null);
+
+    if (endMatch) {
+      const controlType = CONTROL_KEYWORDS[endMatch[2] ?? ''] ?? 'group';
+      if (frame.controlType !== controlType || stack.length === 1) {
+        throw new XlsFormError(
+          `${rowPrefix(rowNumber)} Unmatched 'end_${controlType}'. No matching 'begin_${controlType}' was found for the name '${text(row['name']) ?? 'None'}'.`,
+          { code: 'unmatched_end', sheet: 'survey', row: rowNumber, column: 'type' },
+        );
+      }
+      stack.pop();
+      entities?.popContainer();
+      tableList = undefined;
+      continue;
+    }
+
+    if (beginMatch) {
+      const controlType = CONTROL_KEYWORDS[beginMatch[2] ?? ''] ?? 'group';
+      if (controlType === 'repeat') {
+        if (questionName === options.rootName) {
+          throw new XlsFormError(
+            `${rowPrefix(rowNumber)} On the 'survey' sheet, the 'name' value '${questionName}' is invalid. Repeat names must not be the same as the survey root (which defaults to 'data').`,
+            { code: 'invalid_repeat_name', sheet: 'survey', row: rowNumber, column: 'name' },
+          );
+        }
+        if (questionName !== undefined && repeatNames.has(questionName)) {
+          throw new XlsFormError(
+            `${rowPrefix(rowNumber)} On the 'survey' sheet, the 'name' value '${questionName}' is invalid. Repeat names must unique anywhere in the survey, at all levels of group or repeat nesting.`,
+            { code: 'duplicate_repeat_name', sheet: 'survey', row: rowNumber, column: 'name' },
+          );
+        }
+        if (questionName !== undefined) repeatNames.add(questionName);
+        if (!('label' in row) && !('media' in row)) {
+          warnings.push(`${rowPrefix(rowNumber)} Repeat has no label: {'name': '${questionName ?? ''}', 'type': '${questionType}'}`);
+        }
+      }
+      const section = copyObject(row);
+      section['type'] = controlType;
+      const sectionChildren: JsonObject[] = [];
+      section['children'] = sectionChildren;
+      if (controlType === 'loop') {
+        const listName = beginMatch[5];
+        if (!listName) throw new XlsFormError(`${rowPrefix(rowNumber)} Repeat loop without list name.`, { code: 'loop_list', sheet: 'survey', row: rowNumber });
+        const columns = choices.get(listName);
+        if (!columns) throw new XlsFormError(`${rowPrefix(rowNumber)} List name not in columns sheet: ${listName}`, { code: 'loop_list', sheet: 'survey', row: rowNumber });
+        section['columns'] = columns;
+      }
+      const countExpression = text(nested(section, 'control')?.['jr:count']);
+      if (countExpression && !isReference(countExpression)) {
+        const generated = `${questionName ?? ''}_count`;
+        siblings.push({ name: generated, bind: { readonly: 'true()', calculate: countExpression }, type: 'calculate' });
+        child(section, 'control')['jr:count'] = `\${${generated}}`;
+      }
+      if (appearance) {
+        const words = appearance.split(/\s+/).filter((w) => w !== '');
+        if (words.includes('table-list')) {
+          tableList = true;
+          child(section, 'control')['appearance'] = ['field-list', ...words.filter((w) => w !== 'table-list')].join(' ');
+          if ('label' in section || 'hint' in section) {
+            const note: JsonObject = { type: 'note', name: `generated_table_list_label_${rowNumber}` };
+            if ('label' in section) {
+              note['label'] = section['label'] ?? '';
+              delete section['label'];
+            }
+            if ('hint' in section) {
+              note['hint'] = section['hint'] ?? '';
+              delete section['hint'];
+            }
+            sectionChildren.push(note);
+          }
+        }
+      }
+      if ('intent' in section) child(section, 'control')['intent'] = section['intent'] ?? '';
+      siblings.push(section);
+      stack.push({
+        controlType,
+        controlName: questionName,
+        children: sectionChildren,
+        childNames: new Set(),
+        childNamesLower: new Set(),
+        row: rowNumber,
+      });
+      entities?.pushContainer(controlType, questionName ?? '');
+      continue;
+    }
+
+    if (questionName !== undefined) questionNames.add(questionName);
+    if (EXTERNAL_INSTANCE_TYPES.has(questionType) && questionName !== undefined) {
+      secondaryInstances.add(questionName.replace(/\.[^.]*$/, ''));
+    }
+
+    const selectResult = parseSelectRow({
+      row,
+      rowNumber,
+      questionType,
+      params,
+      choices,
+      externalChoices,
+      sheetNames: workbook.sheetNames,
+      warnings,
+      secondaryInstances,
+      tableList,
+    });
+    if (selectResult) {
+      if (selectResult.orOther) orOtherSeen = true;
+      tableList = selectResult.tableList;
+      siblings.push(...selectResult.rows);
+      continue;
+    }
+
+    const osm = OSM.exec(questionType);
+    if (osm) {
+      const out = copyObject(row);
+      out['type'] = 'osm';
+      const listName = osm[2];
+      if (osmTags && listName !== undefined) {
+        const tags = osmTags.get(listName) ?? [];
+        for (const tag of tags) {
+          const sub = osmTags.get(text(tag['name']) ?? '');
+          if (sub) tag['choices'] = sub;
+        }
+        out['tags'] = tags;
+      }
+      siblings.push(out);
+      continue;
+    }
+
+    if (questionType === 'range') siblings.push(rangeRow(row, params, rowNumber, appearance, choices));
+    else if (questionType === 'text') siblings.push(textRow(row, params, rowNumber));
+    else if (questionType === 'photo') siblings.push(photoRow(row, params, rowNumber, warnings));
+    else if (questionType === 'audio') siblings.push(audioRow(row, params, rowNumber));
+    else if (questionType === 'background-audio') siblings.push(backgroundAudioRow(row, params, rowNumber));
+    else if (GEO_TYPES.has(questionType)) siblings.push(geoRow(row, params, rowNumber, geoReferences));
+    else if (questionType === 'start-geopoint') {
+      const out = copyObject(row);
+      appendAction(out, { name: 'odk:setgeopoint', event: 'odk-instance-first-load' });
+      siblings.push(out);
+    } else {
+      if (questionType === 'background-geopoint') {
+        if (!row['trigger']) {
+          throw new XlsFormError(`${rowPrefix(rowNumber)} For 'background-geopoint' questions, the 'trigger' column must not be empty.`, {
+            code: 'background_geopoint',
+            sheet: 'survey',
+            row: rowNumber,
+            column: 'trigger',
+          });
+        }
+        if (nested(row, 'bind')?.['calculate'] !== undefined) {
+          throw new XlsFormError(`${rowPrefix(rowNumber)} For 'background-geopoint' questions, the 'calculation' column must be empty.`, {
+            code: 'background_geopoint',
+            sheet: 'survey',
+            row: rowNumber,
+            column: 'calculation',
+          });
+        }
+      }
+      siblings.push(row);
+    }
+  }
+
+  if (orOtherSeen) {
+    const warning = orOtherWarning(languages);
+    if (warning) warnings.push(warning);
+  }
+  checkTriggers(triggerReferences, questionNames);
+  checkGeoReferences(geoReferences, secondaryInstances, repeatNames, choices, entities);
+
+  const open = stack[stack.length - 1];
+  if (stack.length > 1 && open) {
+    throw new XlsFormError(
+      `${rowPrefix(open.row ?? 0)} Unmatched 'begin_${open.controlType ?? ''}'. No matching 'end_${open.controlType ?? ''}' was found for the name '${open.controlName ?? 'None'}'.`,
+      { code: 'unmatched_begin', sheet: 'survey', row: open.row ?? 0, column: 'type' },
+    );
+  }
+
+  if (yesNo(settings['omit_instanceID'])) {
+    if (settings['public_key']) throw new XlsFormError('Cannot omit instanceID, it is required for encryption.', { code: 'omit_instance_id', sheet: 'settings' });
+  } else {
+    metaChildren.push({
+      name: 'instanceID',
+      bind: { readonly: 'true()', 'jr:preload': text(settings['instance_id']) ?? 'uid' },
+      type: 'calculate',
+    });
+    elementNames.set('instanceID', (elementNames.get('instanceID') ?? 0) + 1);
+  }
+  if ('instance_name' in settings) {
+    metaChildren.push({ name: 'instanceName', bind: { calculate: settings['instance_name'] ?? '' }, type: 'calculate' });
+  }
+  entities?.apply(json);
+  if (metaChildren.length > 0) {
+    const existing = rootChildren.find((c) => c['name'] === 'meta' && c['type'] === 'group');
+    const existingChildren = existing?.['children'];
+    if (Array.isArray(existingChildren)) existingChildren.push(...metaChildren);
+    else rootChildren.push({ name: 'meta', type: 'group', control: { bodyless: true }, children: metaChildren });
+  }
+  checkReferences(workbook, survey.headers, choiceHeaders, elementNames);
+  return { json, externalChoices, externalChoicesSheet: workbook.sheets.get('external_choices') };
+}
+
+function checkUniqueName(name: string, frame: Frame, row: number, warnings: string[]): void {
+  if (!frame.childNames.has('meta')) frame.childNames.add('meta');
+  if (frame.childNames.has(name)) {
+    if (name === 'meta') {
+      throw new XlsFormError(`${rowPrefix(row)} On the 'survey' sheet, the 'name' value 'meta' is invalid. The name 'meta' is reserved for form metadata.`, {
+        code: 'reserved_name',
+        sheet: 'survey',
+        row,
+        column: 'name',
+      });
+    }
+    throw new XlsFormError(
+      `${rowPrefix(row)} On the 'survey' sheet, the 'name' value '${name}' is invalid. Questions, groups, and repeats must be unique within their nearest parent group or repeat, or the survey if not inside a group or repeat.`,
+      { code: 'duplicate_name', sheet: 'survey', row, column: 'name' },
+    );
+  }
+  frame.childNames.add(name);
+  const lower = name.toLowerCase();
+  if (frame.childNamesLower.has(lower)) {
+    warnings.push(
+      `${rowPrefix(row)} On the 'survey' sheet, the 'name' value '${name}' is problematic. The name is a case-insensitive match to another name. Questions, groups, and repeats should be unique within the nearest parent group or repeat, or the survey if not inside a group or repeat. Some data processing tools are not case-sensitive, so the current names may make analysis difficult.`,
+    );
+  }
+  frame.childNamesLower.add(lower);
+}
+
+function checkGeoReferences(
+  references: Array<[string, number]>,
+  secondaryInstances: Set<string>,
+  repeatNames: Set<string>,
+  choices: ChoiceLists,
+  entities: EntityContext | undefined,
+): void {
+  for (const [target, row] of references) {
+    if (secondaryInstances.has(target) || choices.has(target) || entities?.hasDataset(target)) continue;
+    const m = /^\$\{([^}]+)\}$/.exec(target);
+    if (m && repeatNames.has(m[1] ?? '')) continue;
+    throw new XlsFormError(
+      `${rowPrefix(row)} On the 'survey' sheet, the 'parameters' value is invalid. The 'reference-geometry' parameter must either match a secondary instance name (a choices list_name, an entities list_name, or the base name of an attached file), or be a reference variable containing the name of a repeat.`,
+      { code: 'invalid_parameters', sheet: 'survey', row, column: 'parameters' },
+    );
+  }
+}
+
+/** Python's repr of a row dict, as pyxform prints it in messages. */
+export function pyRepr(value: unknown): string {
+  if (typeof value === 'string') return value.includes("'") && !value.includes('"') ? `"${value}"` : `'${value.replaceAll("'", "\\'")}'`;
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+      .join(', ')}}`;
+  }
+  return 'None';
+}

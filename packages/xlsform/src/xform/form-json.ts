@@ -1,0 +1,84 @@
+// The form JSON onadata serves as form.json (pyxform's to_json_dict): each
+// element's own fields, without empty values, type defaults or internals.
+import { OPTION_JSON_KEYS, QUESTION_JSON_KEYS, SECTION_JSON_KEYS, SELECT_JSON_KEYS, SURVEY_JSON_KEYS } from '../spec/columns.ts';
+import type { Json, JsonObject } from '../types.ts';
+import type { Itemset, Option, Question, Section, SurveyElement, SurveyTree } from '../survey/tree.ts';
+
+function isEmpty(value: Json | undefined): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') return Object.keys(value).length === 0;
+  return false;
+}
+
+function pick(source: JsonObject, keys: ReadonlySet<string>, drop: ReadonlySet<string> = new Set()): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(source)) {
+    if (!keys.has(k) || k.startsWith('_') || drop.has(k) || k === 'parent' || k === 'extra_data' || k === 'children' || k === 'choices') continue;
+    if (!isEmpty(v)) out[k] = structuredClone(v);
+  }
+  return out;
+}
+
+function optionJson(option: Option): JsonObject {
+  return pick(option.source, OPTION_JSON_KEYS);
+}
+
+function itemsetJson(itemset: Itemset): JsonObject[] {
+  return itemset.options.map(optionJson);
+}
+
+function questionJson(q: Question): JsonObject {
+  const keys = q.questionClass === 'select' || q.questionClass === 'range' || q.questionClass === 'geo' ? SELECT_JSON_KEYS : QUESTION_JSON_KEYS;
+  const out = pick(q.data, keys, new Set(q.typeDefaultKeys));
+  // A label invented for "label" appearances shows in the JSON too.
+  if (q.label === ' ' && !('label' in out)) out['label'] = ' ';
+  for (const [k, v] of Object.entries(q.userValues)) if (!isEmpty(v)) out[k] = structuredClone(v);
+  if (q.choices) {
+    const children = itemsetJson(q.choices);
+    if (children.length > 0) out['children'] = children;
+  }
+  if (q.questionClass === 'osm' && q.osmTags.length > 0) {
+    out['children'] = q.osmTags.map((t) => pick(t.data, new Set(['name', 'label'])));
+  }
+  if (q.trigger && q.trigger.length > 0) out['trigger'] = [...q.trigger];
+  return out;
+}
+
+function sectionJson(section: Section): JsonObject {
+  const out = pick(section.data, SECTION_JSON_KEYS, section.kind === 'group' ? new Set(['bind']) : new Set());
+  if (section.label === ' ' && !('label' in out)) out['label'] = ' ';
+  out['type'] = section.kind;
+  const children = section.children.map(elementJson).filter((c): c is JsonObject => c !== undefined);
+  if (children.length > 0) out['children'] = children;
+  return out;
+}
+
+function elementJson(e: SurveyElement): JsonObject | undefined {
+  if (e.kind === 'question') return questionJson(e);
+  if (e.kind === 'external') return pick(e.data, new Set(['name', 'label', 'type']));
+  return sectionJson(e);
+}
+
+export function formJson(tree: SurveyTree, survey: JsonObject): JsonObject {
+  const out = pick(survey, SURVEY_JSON_KEYS);
+  out['type'] = 'survey';
+  const children = tree.root.children.map(elementJson).filter((c): c is JsonObject => c !== undefined);
+  if (children.length > 0) out['children'] = children;
+  if (tree.choices.size > 0) {
+    const choices: JsonObject = {};
+    for (const [name, itemset] of tree.choices) choices[name] = itemsetJson(itemset);
+    out['choices'] = choices;
+  }
+  const triggers = (map: Map<string, Array<[string, string]>>): JsonObject | undefined => {
+    if (map.size === 0) return undefined;
+    const o: JsonObject = {};
+    for (const [k, v] of map) o[k] = v.map((pair) => [...pair]);
+    return o;
+  };
+  const setvalues = triggers(tree.setvalueTriggers);
+  if (setvalues) out['setvalues_by_triggering_ref'] = setvalues;
+  const setgeopoints = triggers(tree.setgeopointTriggers);
+  if (setgeopoints) out['setgeopoint_by_triggering_ref'] = setgeopoints;
+  return out;
+}

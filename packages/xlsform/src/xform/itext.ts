@@ -1,0 +1,230 @@
+// The <itext> block: translated labels, hints, messages and media, one
+// <translation> per language, every text present in every language ("-" where
+// a language lacks it).
+import { XlsFormError } from '../errors.ts';
+import { isObject } from '../parse/json-helpers.ts';
+import type { Json, JsonObject } from '../types.ts';
+import { descendants, type Question, type Section, type SurveyTree, xpathOf } from '../survey/tree.ts';
+import type { References } from './references.ts';
+import { el, type XmlElement } from './xml.ts';
+
+type Context = Question | Section | undefined;
+interface Entry {
+  text: string;
+  context: Context;
+}
+/** form ("long", "guidance", "image", ...) -> content; "type" marks question/choice. */
+type TextForms = Map<string, Entry | string>;
+export type Translations = Map<string, Map<string, TextForms>>;
+
+const MEDIA_TYPES = new Set(['image', 'big-image', 'audio', 'video']);
+const SEARCH = /search\(.*?\)/;
+
+function forms(translations: Translations, lang: string, path: string): TextForms {
+  let language = translations.get(lang);
+  if (!language) {
+    language = new Map();
+    translations.set(lang, language);
+  }
+  let entry = language.get(path);
+  if (!entry) {
+    entry = new Map();
+    language.set(path, entry);
+  }
+  return entry;
+}
+
+function str(value: Json | undefined): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function hasRef(value: unknown): boolean {
+  return typeof value === 'string' && /\$\{(last-saved#)?[A-Za-z_][^}]*\}/.test(value);
+}
+
+export function needsItextRef(e: Question | Section): boolean {
+  return isObject(e.label ?? null) || (e.media !== undefined && Object.keys(e.media).length > 0);
+}
+
+function* elementTexts(e: Question | Section, defaultLanguage: string): Generator<[string, string, string, Context]> {
+  const base = xpathOf(e);
+  const bind = e.bind;
+  if (bind) {
+    for (const key of ['jr:constraintMsg', 'jr:requiredMsg', 'jr:noAppErrorString']) {
+      const message = bind[key];
+      const path = `${base}:${key}`;
+      if (isObject(message)) for (const [lang, t] of Object.entries(message)) yield [lang, path, str(t), e];
+      else if (key !== 'jr:noAppErrorString' && typeof message === 'string' && message && hasRef(message)) {
+        yield [defaultLanguage, path, message, e];
+      }
+    }
+  }
+  const guidance = e.kind === 'question' ? e.guidanceHint : undefined;
+  const displays: Array<['label' | 'hint' | 'guidance_hint', Json | undefined]> = [
+    ['label', e.label],
+    ['hint', e.hint],
+    ['guidance_hint', guidance],
+  ];
+  for (const [display, raw] of displays) {
+    let value = raw;
+    if (display === 'label' && needsItextRef(e) && !isObject(value ?? null) && value) value = { [defaultLanguage]: value };
+    if (display === 'guidance_hint' && value !== undefined && value !== null && !isObject(value) && str(value).length > 0) {
+      value = { [defaultLanguage]: value };
+    }
+    if (display === 'hint' && !isObject(value ?? null) && value && str(value).length > 0 && guidance !== undefined && guidance !== null && str(guidance).length > 0) {
+      value = { [defaultLanguage]: value };
+    }
+    if (isObject(value ?? null) && isObject(value)) {
+      for (const [lang, t] of Object.entries(value)) yield [lang, `${base}:${display}`, str(t), e];
+    }
+  }
+}
+
+/** Selects whose appearance uses search(): their items go inline, so their list gets no instance. */
+function redirectSearch(q: Question, tree: SurveyTree): boolean {
+  const appearance = q.control?.['appearance'];
+  if (typeof appearance !== 'string' || appearance.length <= 7 || !SEARCH.test(appearance)) return false;
+  const ext = /\.[^.]*$/.exec(q.itemset ?? '')?.[0];
+  if (ext && ['.xml', '.csv', '.geojson'].includes(ext)) {
+    throw new XlsFormError(
+      `Question '${q.name}' is a select from file type, using 'search()'. This combination is not supported. Remove the 'search()' usage, or change the select type.`,
+      { code: 'search_from_file', sheet: 'survey' },
+    );
+  }
+  const choices = (q.itemset !== undefined ? tree.choices.get(q.itemset) : undefined) ?? q.choices;
+  q.itemset = '';
+  if (choices && !choices.usedBySearch) {
+    choices.usedBySearch = true;
+    choices.options.forEach((o, i) => (o.itextRef = `jr:itext('${choices.name}-${i}')`));
+  }
+  if (choices) q.choices = choices;
+  return true;
+}
+
+export function collectTranslations(tree: SurveyTree, defaultLanguage: string): Translations {
+  const translations: Translations = new Map();
+  for (const [name, itemset] of tree.choices) {
+    if (!itemset.requiresItext) continue;
+    itemset.options.forEach((option, idx) => {
+      const id = `${name}-${idx}`;
+      const label = option.label;
+      if (label !== undefined && label !== null && label !== '') {
+        if (isObject(label)) {
+          for (const [lang, value] of Object.entries(label)) {
+            if (isObject(value)) for (const [language, v] of Object.entries(value)) setChoice(translations, language, id, lang, str(v));
+            else setChoice(translations, lang, id, 'long', str(value));
+          }
+        } else setChoice(translations, defaultLanguage, id, 'long', str(label));
+      }
+      for (const [media, value] of Object.entries(option.media ?? {})) {
+        if (isObject(value)) for (const [language, v] of Object.entries(value)) setChoice(translations, language, id, media, str(v));
+        else setChoice(translations, defaultLanguage, id, media, str(value));
+      }
+    });
+  }
+  const searchLists: Array<[string, string | undefined]> = [];
+  const otherLists: Array<[string, string | undefined]> = [];
+  for (const e of descendants(tree.root)) {
+    if (e.kind === 'external') continue;
+    if (e.kind === 'question' && e.questionClass === 'select') {
+      (redirectSearch(e, tree) ? searchLists : otherLists).push([e.name, e.listName]);
+    }
+    for (const [lang, rawPath, text, context] of elementTexts(e, defaultLanguage)) {
+      let path = rawPath;
+      let form = 'long';
+      if (path.includes('guidance_hint')) {
+        path = path.replace('guidance_hint', 'hint');
+        form = 'guidance';
+      }
+      const entry = forms(translations, lang, path);
+      entry.set(form, { text, context });
+      entry.set('type', 'question');
+    }
+  }
+  for (const [question, list] of searchLists) {
+    const others = otherLists.filter(([, l]) => l === list).map(([q]) => `'${q}'`);
+    if (others.length > 0) {
+      throw new XlsFormError(
+        `Question '${question}' uses 'search()', and its select type references the choice list name '${list ?? ''}'. This choice list name is referenced by at least one other question that is not using 'search()', which will not work: ${others.join(', ')}. Either 1) use 'search()' for all questions using this choice list name, or 2) use a different choice list name for the question using 'search()'.`,
+        { code: 'search_shared_list', sheet: 'survey' },
+      );
+    }
+  }
+  addMedia(tree, translations, defaultLanguage);
+  fillMissing(translations);
+  return translations;
+}
+
+function setChoice(translations: Translations, lang: string, id: string, form: string, value: string): void {
+  const entry = forms(translations, lang, id);
+  entry.set(form, value);
+  entry.set('type', 'choice');
+}
+
+function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage: string): void {
+  for (const e of descendants(tree.root)) {
+    if (e.kind === 'external' || !e.media || Object.keys(e.media).length === 0) continue;
+    let media: JsonObject = e.media;
+    const nestedDefault = media['default'];
+    if (isObject(nestedDefault)) media = nestedDefault;
+    const key = `${xpathOf(e)}:label`;
+    for (const [type, value] of Object.entries(media)) {
+      if (!MEDIA_TYPES.has(type)) throw new XlsFormError(`Media type: ${type} not supported`, { code: 'media_type', sheet: 'survey' });
+      const localized = isObject(value) ? value : { [defaultLanguage]: value };
+      for (const [lang, file] of Object.entries(localized)) forms(translations, lang, key).set(type, str(file));
+    }
+  }
+}
+
+function fillMissing(translations: Translations): void {
+  const all = new Map<string, Set<string>>();
+  for (const language of translations.values()) {
+    for (const [path, content] of language) {
+      const set = all.get(path) ?? new Set<string>();
+      for (const form of content.keys()) set.add(form);
+      all.set(path, set);
+    }
+  }
+  for (const language of translations.values()) {
+    for (const [path, formSet] of all) {
+      let content = language.get(path);
+      if (!content) {
+        content = new Map();
+        language.set(path, content);
+      }
+      for (const form of formSet) if (!content.has(form)) content.set(form, '-');
+    }
+  }
+}
+
+export function itextElement(translations: Translations, defaultLanguage: string, refs: References): XmlElement {
+  const languages: XmlElement[] = [];
+  for (const [lang, texts] of translations) {
+    const translation = el('translation', lang === defaultLanguage ? { lang, default: 'true()' } : { lang });
+    for (const [path, content] of texts) {
+      const kind = path.includes(':') ? path.slice(path.indexOf(':') + 1) : '';
+      const values: XmlElement[] = [];
+      for (const [form, entry] of content) {
+        if (form === 'type') continue;
+        const raw = typeof entry === 'string' ? entry : entry.text;
+        const context = typeof entry === 'string' ? undefined : entry.context;
+        const outputs = refs.insertOutputs(raw, context);
+        const body = (prefix = '') =>
+          outputs !== undefined && prefix === '' ? [{ raw: outputs }] : [{ text: `${prefix}${raw}` }];
+        if (kind === 'hint') {
+          values.push(el('value', form === 'guidance' ? { form: 'guidance' } : {}, body()));
+          continue;
+        }
+        if (form === 'long') values.push(el('value', {}, body()));
+        else if (form === 'image' || form === 'big-image') {
+          if (raw !== '-') values.push(el('value', { form }, body('jr://images/')));
+        } else if (raw !== '-') values.push(el('value', { form }, body(`jr://${form}/`)));
+      }
+      translation.children.push(el('text', { id: path }, values));
+    }
+    languages.push(translation);
+  }
+  return el('itext', {}, languages);
+}
