@@ -1,12 +1,11 @@
-// Turns one row of values into the uncompressed bytes of a case: one 8-byte slot per
-// numeric, strings padded with spaces to whole slots, very long strings spread over segments.
+// Turns one row of values into the slots of a case, handed to a sink: one 8-byte slot per
+// numeric, strings padded with blanks to whole slots, very long strings spread over segments.
+import type { CaseSink } from './case-sinks.ts';
 import { spssDateFromIso, spssDateTimeFromIso, spssTimeFromIso } from './dates.ts';
 import { SYSMIS } from './dictionary.ts';
 import type { Layout, ResolvedVariable } from './layout.ts';
 import type { SavCell, SavRow } from './types.ts';
 import { encodeUtf8Into } from './utf8.ts';
-
-const SPACE = 0x20;
 
 /** A numeric cell as a double; anything that is not a finite number becomes system-missing, never 0. */
 function toNumber(variable: ResolvedVariable, cell: SavCell): number {
@@ -25,51 +24,34 @@ function toNumber(variable: ResolvedVariable, cell: SavCell): number {
 }
 
 export class CaseEncoder {
-  /** The case being built; reused for every row. */
-  readonly bytes: Uint8Array;
-  private readonly view: DataView;
-  /** Holds a very long string's full value before it is spread over its segments. */
+  /** Each string variable's value is encoded here first, cut to its width. */
   private readonly scratch: Uint8Array;
+  /** Per variable, a view of `scratch` exactly as wide as the variable (unused for numerics). */
+  private readonly views: Uint8Array[];
 
   constructor(private readonly layout: Layout) {
-    this.bytes = new Uint8Array(layout.slotCount * 8);
-    this.view = new DataView(this.bytes.buffer);
-    const widest = layout.variables.reduce((max, v) => (v.segments.length > 1 ? Math.max(max, v.width) : max), 0);
+    const widest = layout.variables.reduce((max, v) => Math.max(max, v.width), 0);
     this.scratch = new Uint8Array(widest);
+    this.views = layout.variables.map((v) => this.scratch.subarray(0, v.width));
   }
 
-  encode(row: SavRow): Uint8Array {
+  encode(row: SavRow, sink: CaseSink): void {
     const { variables } = this.layout;
+    sink.beginCase();
     for (let index = 0; index < variables.length; index += 1) {
       const variable = variables[index];
       if (variable === undefined) continue;
       const cell = row[index];
       if (variable.type === 'numeric') {
-        this.view.setFloat64((variable.segments[0]?.firstSlot ?? 0) * 8, toNumber(variable, cell), true);
-      } else {
-        this.encodeString(variable, cell === null || cell === undefined ? '' : String(cell));
+        sink.number(toNumber(variable, cell));
+        continue;
       }
-    }
-    return this.bytes;
-  }
-
-  private encodeString(variable: ResolvedVariable, text: string): void {
-    const { segments } = variable;
-    const only = segments.length === 1 ? segments[0] : undefined;
-    if (only !== undefined) {
-      const start = only.firstSlot * 8;
-      const end = start + only.slotCount * 8;
-      const written = text === '' ? 0 : encodeUtf8Into(text, this.bytes.subarray(start, start + variable.width));
-      this.bytes.fill(SPACE, start + written, end);
-      return;
-    }
-    const value = this.scratch.subarray(0, variable.width);
-    const written = text === '' ? 0 : encodeUtf8Into(text, value);
-    value.fill(SPACE, written);
-    for (const segment of segments) {
-      const start = segment.firstSlot * 8;
-      this.bytes.set(value.subarray(segment.dataStart, segment.dataStart + segment.dataLength), start);
-      this.bytes.fill(SPACE, start + segment.dataLength, start + segment.slotCount * 8);
+      const text = cell === null || cell === undefined ? '' : typeof cell === 'string' ? cell : String(cell);
+      const written = text === '' ? 0 : encodeUtf8Into(text, this.views[index] ?? this.scratch);
+      for (const segment of variable.segments) {
+        const used = Math.max(0, Math.min(segment.dataLength, written - segment.dataStart));
+        sink.text(this.scratch, segment.dataStart, used, segment.slotCount);
+      }
     }
   }
 }

@@ -37,3 +37,18 @@ test('times are seconds since midnight', () => {
   assert.equal(spssTimeFromIso('07:30'), 7.5 * 3600);
   assert.equal(spssTimeFromIso('7:30'), null);
 });
+
+test('trailing garbage, missing digits and bad offsets are refused', () => {
+  for (const text of ['2024-03-05T', '2024-03-05T10', '2024-03-05T10:2', '2024-03-05T10:20:30.', '2024-03-05T10:20+3', '2024-03-05x', '24-03-05', '2024-03-05T10:20:30+03:00junk']) {
+    assert.equal(spssDateTimeFromIso(text), null, text);
+  }
+  assert.equal(spssTimeFromIso('10:20:30Z junk'), null);
+});
+
+test('years before 1582 and far ahead still count days correctly', () => {
+  assert.equal(spssDateFromIso('1582-10-13'), -DAY);
+  assert.equal(spssDateFromIso('1600-03-01'), spssDateTimeFromDate(new Date('1600-03-01T00:00:00Z')));
+  assert.equal(spssDateFromIso('9999-12-31'), spssDateTimeFromDate(new Date('9999-12-31T00:00:00Z')));
+  assert.equal(spssDateFromIso('1900-02-29'), null);
+  assert.equal(spssDateFromIso('2000-02-29'), spssDateTimeFromDate(new Date('2000-02-29T00:00:00Z')));
+});

@@ -12,38 +12,140 @@ const GREGORIAN_EPOCH_TO_UNIX_SECONDS = 141_428 * SECONDS_PER_DAY;
  */
 export type SpssZone = 'wall' | 'utc';
 
-const DATE = String.raw`(-?\d{4,})-(\d{2})-(\d{2})`;
-const TIME = String.raw`(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?`;
-const OFFSET = String.raw`(Z|[+-]\d{2}(?::?\d{2})?)`;
-const DATE_TIME_PATTERN = new RegExp(`^${DATE}(?:[T ]${TIME}${OFFSET}?)?$`);
-const TIME_PATTERN = new RegExp(`^${TIME}${OFFSET}?$`);
-
-/** Seconds east of UTC for `Z`, `+03`, `+0330` or `-03:30`. */
-function offsetSeconds(offset: string | undefined): number {
-  if (offset === undefined || offset === 'Z') return 0;
-  const sign = offset.startsWith('-') ? -1 : 1;
-  const digits = offset.slice(1).replace(':', '');
-  const hours = Number(digits.slice(0, 2));
-  const minutes = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
-  return sign * (hours * 3600 + minutes * 60);
+/** Parsed pieces of an ISO date, time or date-time; absent parts are undefined. */
+interface IsoParts {
+  year?: number;
+  month?: number;
+  day?: number;
+  /** Seconds since midnight, fraction included. */
+  clock?: number;
+  /** Seconds east of UTC. */
+  offset: number;
 }
 
-/** Days since 1970-01-01 in the proleptic Gregorian calendar, or null for an impossible date. */
+/**
+ * A small cursor parser rather than a regular expression: exports convert millions of
+ * these and this is several times faster. Accepts `[-]YYYY-MM-DD`, then optionally `T` or a
+ * space and a time; a time is `HH:MM[:SS[.fff]]` followed by `Z`, `±HH`, `±HHMM` or `±HH:MM`.
+ */
+class IsoCursor {
+  at = 0;
+  constructor(readonly text: string) {}
+
+  get done(): boolean {
+    return this.at >= this.text.length;
+  }
+
+  peek(): number {
+    return this.text.charCodeAt(this.at);
+  }
+
+  /** Exactly `count` digits as a number, or -1. */
+  digits(count: number): number {
+    let value = 0;
+    for (let i = 0; i < count; i += 1) {
+      const digit = this.text.charCodeAt(this.at + i) - 48;
+      if (!(digit >= 0 && digit <= 9)) return -1;
+      value = value * 10 + digit;
+    }
+    this.at += count;
+    return value;
+  }
+
+  accept(char: string): boolean {
+    if (this.text[this.at] !== char) return false;
+    this.at += 1;
+    return true;
+  }
+
+  date(parts: IsoParts): boolean {
+    const negative = this.accept('-');
+    const start = this.at;
+    let year = 0;
+    for (let digit = this.peek() - 48; digit >= 0 && digit <= 9; digit = this.peek() - 48) {
+      year = year * 10 + digit;
+      this.at += 1;
+    }
+    if (this.at - start < 4 || !this.accept('-')) return false;
+    const month = this.digits(2);
+    if (month < 0 || !this.accept('-')) return false;
+    const day = this.digits(2);
+    if (day < 0) return false;
+    parts.year = negative ? -year : year;
+    parts.month = month;
+    parts.day = day;
+    return true;
+  }
+
+  time(parts: IsoParts): boolean {
+    const hours = this.digits(2);
+    if (hours < 0 || !this.accept(':')) return false;
+    const minutes = this.digits(2);
+    if (minutes < 0) return false;
+    let seconds = 0;
+    if (this.accept(':')) {
+      seconds = this.digits(2);
+      if (seconds < 0) return false;
+      if (this.accept('.')) {
+        const start = this.at;
+        while (!this.done && this.peek() >= 48 && this.peek() <= 57) this.at += 1;
+        if (this.at === start) return false;
+        seconds += Number(`0.${this.text.slice(start, this.at)}`);
+      }
+    }
+    // 24:00:00 is ISO 8601's end of a day; 60 seconds allows a leap second.
+    if (hours > 24 || minutes > 59 || seconds >= 61 || (hours === 24 && (minutes > 0 || seconds > 0))) return false;
+    parts.clock = hours * 3600 + minutes * 60 + seconds;
+    if (this.accept('Z')) return true;
+    const sign = this.accept('+') ? 1 : this.accept('-') ? -1 : 0;
+    if (sign === 0) return true;
+    const offsetHours = this.digits(2);
+    if (offsetHours < 0) return false;
+    let offsetMinutes = 0;
+    if (!this.done) {
+      this.accept(':');
+      offsetMinutes = this.digits(2);
+      if (offsetMinutes < 0) return false;
+    }
+    parts.offset = sign * (offsetHours * 3600 + offsetMinutes * 60);
+    return true;
+  }
+}
+
+function parseIsoDateTime(text: string): IsoParts | null {
+  const cursor = new IsoCursor(text.trim());
+  const parts: IsoParts = { offset: 0 };
+  if (!cursor.date(parts)) return null;
+  if (!cursor.done && !((cursor.accept('T') || cursor.accept(' ')) && cursor.time(parts))) return null;
+  return cursor.done ? parts : null;
+}
+
+function parseIsoTime(text: string): IsoParts | null {
+  const cursor = new IsoCursor(text.trim());
+  const parts: IsoParts = { offset: 0 };
+  return cursor.time(parts) && cursor.done ? parts : null;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/**
+ * Days since 1970-01-01 in the proleptic Gregorian calendar, or null for an impossible date.
+ * Plain arithmetic (the "days from civil" algorithm) rather than a Date per value: exports
+ * convert millions of these.
+ */
 function civilDays(year: number, month: number, day: number): number | null {
-  const date = new Date(0);
-  // setUTCFullYear, unlike Date.UTC, does not read years 0–99 as 1900–1999.
-  date.setUTCFullYear(year, month - 1, day);
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
-  return Math.round(date.getTime() / 1000 / SECONDS_PER_DAY);
-}
-
-function clockSeconds(hours: string, minutes: string, seconds: string | undefined, fraction: string | undefined): number | null {
-  const h = Number(hours);
-  const m = Number(minutes);
-  const s = Number(seconds ?? '0');
-  // 24:00:00 is allowed by ISO 8601 as the end of a day; 60 seconds allows a leap second.
-  if (h > 24 || m > 59 || s > 60 || (h === 24 && (m > 0 || s > 0))) return null;
-  return h * 3600 + m * 60 + s + (fraction === undefined ? 0 : Number(fraction));
+  const monthDays = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (monthDays === undefined || day < 1 || day > monthDays) return null;
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /**
@@ -51,17 +153,11 @@ function clockSeconds(hours: string, minutes: string, seconds: string | undefine
  * A date alone is midnight. Fractions of seconds are kept.
  */
 export function spssDateTimeFromIso(text: string, zone: SpssZone = 'wall'): number | null {
-  const match = DATE_TIME_PATTERN.exec(text.trim());
-  if (!match) return null;
-  const [, year = '', month = '', day = '', hours, minutes, seconds, fraction, offset] = match;
-  const days = civilDays(Number(year), Number(month), Number(day));
+  const parts = parseIsoDateTime(text);
+  if (parts?.year === undefined || parts.month === undefined || parts.day === undefined) return null;
+  const days = civilDays(parts.year, parts.month, parts.day);
   if (days === null) return null;
-  let clock = 0;
-  if (hours !== undefined && minutes !== undefined) {
-    const parsed = clockSeconds(hours, minutes, seconds, fraction);
-    if (parsed === null) return null;
-    clock = parsed - (zone === 'utc' ? offsetSeconds(offset) : 0);
-  }
+  const clock = (parts.clock ?? 0) - (zone === 'utc' ? parts.offset : 0);
   return days * SECONDS_PER_DAY + GREGORIAN_EPOCH_TO_UNIX_SECONDS + clock;
 }
 
@@ -73,13 +169,10 @@ export function spssDateFromIso(text: string, zone: SpssZone = 'wall'): number |
 
 /** `HH:MM[:SS[.fff]][offset]` (ODK's time) as seconds since midnight. */
 export function spssTimeFromIso(text: string, zone: SpssZone = 'wall'): number | null {
-  const match = TIME_PATTERN.exec(text.trim());
-  if (!match) return null;
-  const [, hours = '', minutes = '', seconds, fraction, offset] = match;
-  const clock = clockSeconds(hours, minutes, seconds, fraction);
-  if (clock === null) return null;
-  if (zone === 'wall') return clock;
-  const utc = clock - offsetSeconds(offset);
+  const parts = parseIsoTime(text);
+  if (parts?.clock === undefined) return null;
+  if (zone === 'wall') return parts.clock;
+  const utc = parts.clock - parts.offset;
   return ((utc % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
 }
 

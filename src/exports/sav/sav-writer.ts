@@ -1,11 +1,10 @@
 // A streaming SPSS system-file (.sav) writer: the dictionary first, then one case per row,
 // in chunks, with memory bounded by one case and one compression block. Pure: bytes in,
 // bytes out; the caller decides where they go.
-import { ByteWriter } from './byte-writer.ts';
 import { CaseEncoder } from './case-encoder.ts';
-import { Compressor } from './compressor.ts';
+import { CompressedSink, PlainSink } from './case-sinks.ts';
 import { CASE_COUNT_OFFSET, encodeDictionary } from './dictionary.ts';
-import { resolveLayout, type Layout } from './layout.ts';
+import { resolveLayout } from './layout.ts';
 import type { SavRow, SavVariable, SavWriterOptions } from './types.ts';
 
 export const DEFAULT_STRING_WIDTH = 255;
@@ -24,44 +23,37 @@ export interface SavWriter {
   variableNames(): string[];
 }
 
-/** Writes rows into a caller-owned buffer, for batching many rows into one chunk. */
-export interface SavCaseSink {
-  writeRow(values: SavRow, out: ByteWriter): void;
-  finish(out: ByteWriter): void;
-}
-
-function numericSlotMask(layout: Layout): Uint8Array {
-  const mask = new Uint8Array(layout.slotCount);
-  for (const variable of layout.variables) {
-    if (variable.type !== 'numeric') continue;
-    for (const segment of variable.segments) mask[segment.firstSlot] = 1;
-  }
-  return mask;
-}
-
 export function createSavWriter(
   variables: ReadonlyArray<SavVariable>,
   options: SavWriterOptions = {},
-): SavWriter & SavCaseSink {
+): SavWriter {
+  return createSavEncoder(variables, options);
+}
+
+/** The writer plus what batching needs: rows can be added without taking their bytes each time. */
+interface SavEncoder extends SavWriter {
+  add(values: SavRow): void;
+  readonly readyLength: number;
+  take(): Uint8Array;
+  finish(): void;
+}
+
+function createSavEncoder(variables: ReadonlyArray<SavVariable>, options: SavWriterOptions): SavEncoder {
   const layout = resolveLayout(variables, options.defaultStringWidth ?? DEFAULT_STRING_WIDTH);
   const compressed = options.compression ?? true;
   const encoder = new CaseEncoder(layout);
-  const compressor = compressed ? new Compressor(numericSlotMask(layout)) : undefined;
-  const rowBuffer = new ByteWriter(layout.slotCount * 9 + 72);
+  const sink = compressed ? new CompressedSink(layout.slotCount) : new PlainSink(layout.slotCount);
   let rowsWritten = 0;
 
-  const writeRow = (values: SavRow, out: ByteWriter): void => {
-    const caseBytes = encoder.encode(values);
-    if (compressor) compressor.compress(caseBytes, out);
-    else out.bytes(caseBytes);
+  const add = (values: SavRow): void => {
+    encoder.encode(values, sink);
     rowsWritten += 1;
   };
-
-  const finish = (out: ByteWriter): void => {
+  const finish = (): void => {
     if (options.rowCount !== undefined && options.rowCount !== rowsWritten) {
       throw new Error(`sav writer: header promised ${options.rowCount} rows but ${rowsWritten} were written`);
     }
-    compressor?.finish(out);
+    sink.finish();
   };
 
   return {
@@ -73,17 +65,19 @@ export function createSavWriter(
         now: options.now ?? new Date(),
       }),
     row(values) {
-      rowBuffer.clear();
-      writeRow(values, rowBuffer);
-      return rowBuffer.toBytes();
+      add(values);
+      return sink.take();
     },
     end() {
-      rowBuffer.clear();
-      finish(rowBuffer);
-      return rowBuffer.toBytes();
+      finish();
+      return sink.take();
     },
     variableNames: () => layout.variables.map((v) => v.name),
-    writeRow,
+    add,
+    get readyLength() {
+      return sink.readyLength;
+    },
+    take: () => sink.take(),
     finish,
   };
 }
@@ -105,16 +99,21 @@ export async function* savChunks(
   options: SavWriterOptions & { readonly chunkBytes?: number } = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const chunkBytes = options.chunkBytes ?? 64 * 1024;
-  const writer = createSavWriter(variables, options);
+  const writer = createSavEncoder(variables, options);
   yield writer.header();
-  const out = new ByteWriter(chunkBytes + 1024);
-  for await (const row of rows) {
-    writer.writeRow(row, out);
-    if (out.length >= chunkBytes) {
-      yield out.toBytes();
-      out.clear();
+  // A plain for…of for synchronous sources: for await would cost a promise per row.
+  if (Symbol.iterator in rows) {
+    for (const row of rows) {
+      writer.add(row);
+      if (writer.readyLength >= chunkBytes) yield writer.take();
+    }
+  } else {
+    for await (const row of rows) {
+      writer.add(row);
+      if (writer.readyLength >= chunkBytes) yield writer.take();
     }
   }
-  writer.finish(out);
-  if (out.length > 0) yield out.toBytes();
+  writer.finish();
+  const rest = writer.take();
+  if (rest.length > 0) yield rest;
 }
