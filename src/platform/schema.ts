@@ -1,7 +1,6 @@
 // Table types for Kysely. One interface per table in migrations/, snake_case as in SQL.
 import type { ColumnType, Generated } from 'kysely';
 
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
 /** A timestamp with a database default: optional on insert. */
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;

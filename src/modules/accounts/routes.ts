@@ -15,7 +15,10 @@ import {
   UsernameParams,
 } from './schemas.ts';
 
-const Profile = Type.Unsafe<Record<string, unknown>>(ProfileSchema);
+// fast-json-stringify writes required properties before optional ones; a profile's optional
+// email and metadata sit mid-object in onadata's field order, so nothing is marked required.
+const { required: _required, ...profileWithoutRequired } = ProfileSchema;
+const Profile = Type.Unsafe<Record<string, unknown>>(profileWithoutRequired);
 
 export function registerAccountRoutes(app: FastifyInstance): void {
   // ---- users

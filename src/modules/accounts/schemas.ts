@@ -23,7 +23,7 @@ export const ProfileSchema = Type.Object(
     gravatar: Type.String(),
     require_auth: Type.Boolean(),
     user: Type.String({ format: 'uri' }),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'only for the profile itself' })),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'only for the profile itself' })),
     joined_on: Type.String(),
     name: Type.String(),
   },
