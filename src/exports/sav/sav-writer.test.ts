@@ -1,7 +1,7 @@
 // Every .sav written here is read back by GNU PSPP and compared exactly.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createSavWriter, savChunks } from './sav-writer.ts';
+import { createSavWriter, savCaseCountPatch, savChunks } from './sav-writer.ts';
 import { psppUnavailableReason, readWithPspp, type PsppReport } from './testing/pspp.ts';
 import type { SavRow, SavVariable, SavWriterOptions } from './types.ts';
 
@@ -113,6 +113,17 @@ psppTest('strings of 8, 255, 300 and 5000 bytes survive exactly, null and undefi
   }
 });
 
+psppTest('the widest string, 32767 bytes, survives with its value labels', () => {
+  const widest = patterned(32_767);
+  const report = roundTrip(
+    [{ name: 'widest', type: 'string', width: 32_767, valueLabels: [{ value: 'empty', label: 'Nothing here' }] }, { name: 'n', type: 'numeric', decimals: 0 }],
+    [[widest, 1], ['empty', 2], [`${widest}overflow`, 3]],
+  );
+  assert.deepEqual(report.variables.map((v) => v.printFormat), ['A32767', 'F8.0']);
+  assert.deepEqual(report.valueLabels.get('widest'), [['empty', 'Nothing here']]);
+  assert.deepEqual(report.data.slice(1), [[widest, '1'], ['empty', '2'], [widest, '3']]);
+});
+
 psppTest('strings longer than their width are cut at a UTF-8 character boundary', () => {
   const report = roundTrip(
     [{ name: 'tiny', type: 'string', width: 5 }, { name: 'wide', type: 'string', width: 300 }, { name: 'huge', type: 'string', width: 600 }],
@@ -186,18 +197,29 @@ psppTest('ISO dates, date-times and times become SPSS dates', () => {
 
 psppTest('names that need mangling come out valid, unique and labelled with the original', () => {
   const long = `q_${'x'.repeat(70)}`;
-  const originals = ['group/question', 'group/question.', 'and', 'NOT', 'with', '1st_visit', '_id', long, `${long}_2`, 'Group/Question', 'a b', 'q-1:x', 'name', 'NAME'];
+  const originals = ['group/question', 'group/question.', 'and', 'NOT', 'with', '1st_visit', '_id', long, `${long}_2`, 'Group/Question', 'a b', 'q-1:x', 'name', 'NAME', '问题'.repeat(20), 'x/y/z.'];
   const variables = originals.map((name): SavVariable => ({ name, type: 'numeric', decimals: 0 }));
   const writer = createSavWriter(variables);
   const expected = [
     'group.question', 'group.question_', 'and_', 'NOT_', 'with_', '@1st_visit', '@_id', `q_${'x'.repeat(62)}`, `q_${'x'.repeat(60)}@1`,
-    'Group.Question@1', 'a_b', 'q_1_x', 'name', 'NAME@1',
+    'Group.Question@1', 'a_b', 'q_1_x', 'name', 'NAME@1', '问题'.repeat(10) + '问', 'x.y.z_',
   ];
   assert.deepEqual(writer.variableNames(), expected);
   const report = roundTrip(variables, [originals.map((_, i) => i)]);
   assert.deepEqual(report.variables.map((v) => v.name), expected);
   assert.deepEqual(report.variables.map((v) => v.label), originals.map((o, i) => (o === expected[i] ? '' : o)));
   assert.deepEqual(report.data, [expected, originals.map((_, i) => String(i))]);
+});
+
+psppTest('a seekable output can patch the row count into the header afterwards', () => {
+  const chunks = writeSav([{ name: 'a', type: 'numeric' }], [[1], [2], [3]]);
+  const file = Buffer.concat(chunks);
+  const patch = savCaseCountPatch(3);
+  assert.equal(file.readInt32LE(patch.offset), -1);
+  file.set(patch.bytes, patch.offset);
+  const report = readWithPspp([file]);
+  assert.equal(report.info.get('Cases'), '3');
+  assert.deepEqual(report.data, [['a'], ['1'], ['2'], ['3']]);
 });
 
 psppTest('a file with no rows has its dictionary and no cases', () => {
