@@ -91,6 +91,8 @@ function stringWidth(variable: SavVariable, defaultWidth: number): number {
 }
 
 export function resolveLayout(variables: ReadonlyArray<SavVariable>, defaultStringWidth: number): Layout {
+  // Readers refuse a dictionary without variables, so such a file could never be opened.
+  if (variables.length === 0) throw new RangeError('a .sav file needs at least one variable');
   const names = uniqueSpssNames(variables.map((v) => v.name));
   const widths = variables.map((v) => (v.type === 'string' ? stringWidth(v, defaultStringWidth) : 0));
   const widthsBySegment = widths.map(segmentWidths);

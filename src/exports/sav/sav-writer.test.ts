@@ -46,6 +46,7 @@ psppTest('the dictionary carries names, labels, types, widths, formats and measu
       { name: 'start', type: 'numeric', format: 'DATETIME' },
       { name: 'precise', type: 'numeric', format: 'DATETIME', decimals: 3 },
       { name: 'clock', type: 'numeric', format: 'TIME' },
+      { name: 'wordy', label: 'é'.repeat(200), type: 'numeric' },
     ],
     [],
     { fileLabel: 'Household survey' },
@@ -54,7 +55,7 @@ psppTest('the dictionary carries names, labels, types, widths, formats and measu
   assert.equal(report.info.get('Created'), '05 Mar 24 06:07:08 by Gather');
   assert.equal(report.info.get('Encoding'), 'UTF-8');
   assert.equal(report.info.get('Compression'), 'SAV');
-  assert.equal(report.info.get('Variables'), '12');
+  assert.equal(report.info.get('Variables'), '13');
   const table = report.variables.map((v) => [v.name, v.position, v.label, v.measure, v.width, v.alignment, v.printFormat, v.writeFormat]);
   assert.deepEqual(table, [
     ['age', '1', 'Age in years', 'Scale', '8', 'Right', 'F8.0', 'F8.0'],
@@ -69,6 +70,7 @@ psppTest('the dictionary carries names, labels, types, widths, formats and measu
     ['start', '10', '', 'Scale', '20', 'Right', 'DATETIME20.0', 'DATETIME20.0'],
     ['precise', '11', '', 'Scale', '24', 'Right', 'DATETIME24.3', 'DATETIME24.3'],
     ['clock', '12', '', 'Scale', '8', 'Right', 'TIME8.0', 'TIME8.0'],
+    ['wordy', '13', 'é'.repeat(127), 'Scale', '8', 'Right', 'F8.2', 'F8.2'],
   ]);
   assert.deepEqual(report.data, [report.variables.map((v) => v.name)]);
 });
@@ -269,6 +271,10 @@ psppTest('100,000 rows stream through compressed and uncompressed writers alike'
       assert.deepEqual(report.data[i + 1], [String(id), score === null ? ' ' : String(score), String(name), String(notes), '01/01/2020'], `row ${i}`);
     }
   }
+});
+
+test('a file without variables is refused up front: no reader could open it', () => {
+  assert.throws(() => createSavWriter([]), /at least one variable/);
 });
 
 test('end() refuses a row count that differs from the one promised', () => {
