@@ -262,7 +262,7 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
       checkUniqueName(questionName, frame, rowNumber, warnings);
     }
 
-    entities?.noteRow(stack.length, row, rowNumber, questionName, beginMatch !== null, endMatch !== null);
+    entities?.noteRow(row, rowNumber, questionName, beginMatch !== null, endMatch !== null);
 
     if (endMatch) {
       const controlType = CONTROL_KEYWORDS[endMatch[2] ?? ''] ?? 'group';
@@ -437,6 +437,8 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
     );
   }
 
+  if (settings['flat']) addFlatAnnotations(rootChildren, '');
+
   if (yesNo(settings['omit_instanceID'])) {
     if (settings['public_key']) throw new XlsFormError('Cannot omit instanceID, it is required for encryption.', { code: 'omit_instance_id', sheet: 'settings' });
   } else {
@@ -459,6 +461,26 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
   }
   checkReferences(workbook, survey.headers, choiceHeaders, elementNames);
   return { json, externalChoices, externalChoicesSheet: workbook.sheets.get('external_choices') };
+}
+
+/**
+ * The "flat" setting (for ODK Tables): groups stop nesting the instance, and
+ * their relevance moves onto each question inside them.
+ */
+function addFlatAnnotations(prompts: JsonObject[], parentRelevant: string): void {
+  for (const prompt of prompts) {
+    const own = text(nested(prompt, 'bind')?.['relevant']) ?? '';
+    let relevant = '';
+    if (parentRelevant !== '') {
+      relevant = parentRelevant;
+      if (own !== '') relevant += ` and (${own})`;
+    } else if (own !== '') relevant = own;
+    const children = prompt['children'];
+    if (Array.isArray(children) && children.length > 0) {
+      prompt['flat'] = true;
+      addFlatAnnotations(children.filter((c): c is JsonObject => typeof c === 'object' && c !== null && !Array.isArray(c)), relevant);
+    } else if (relevant !== '') child(prompt, 'bind')['relevant'] = relevant;
+  }
 }
 
 function checkUniqueName(name: string, frame: Frame, row: number, warnings: string[]): void {

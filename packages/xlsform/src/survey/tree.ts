@@ -37,7 +37,7 @@ interface ElementBase {
 }
 
 export interface Section extends ElementBase {
-  kind: 'survey' | 'group' | 'repeat';
+  kind: 'survey' | 'group' | 'repeat' | 'entity';
   children: SurveyElement[];
   bind: JsonObject | undefined;
   control: JsonObject | undefined;
@@ -79,7 +79,15 @@ export interface ExternalInstance extends ElementBase {
   type: string;
 }
 
-export type SurveyElement = Section | Question | ExternalInstance;
+/** An entity declaration's attribute (dataset, id, create...) or its label node. */
+export interface EntityPart extends ElementBase {
+  kind: 'attribute' | 'entity-label';
+  bind: JsonObject | undefined;
+  actions: JsonObject[];
+  value: string;
+}
+
+export type SurveyElement = Section | Question | ExternalInstance | EntityPart;
 
 export interface SurveyTree {
   root: Section;
@@ -186,7 +194,21 @@ export class TreeBuilder {
 
   private element(data: JsonObject, parent: Section): SurveyElement[] {
     const type = text(data['type']) ?? '';
-    if (type === 'group' || type === 'repeat') return [this.section(data, type, parent)];
+    if (type === 'group' || type === 'repeat' || type === 'entity') return [this.section(data, type, parent)];
+    if (type === 'attribute' || type === 'label') {
+      return [
+        {
+          kind: type === 'attribute' ? 'attribute' : 'entity-label',
+          name: text(data['name']) ?? '',
+          label: undefined,
+          parent,
+          data,
+          bind: objectOrUndefined(data['bind']),
+          actions: Array.isArray(data['actions']) ? data['actions'].filter(isObject) : [],
+          value: text(data['value']) ?? '',
+        },
+      ];
+    }
     if (type === 'loop') return this.loop(data, parent);
     if (type === 'include') throw new XlsFormError('This section has not been included.', { code: 'include' });
     if (type === 'csv-external' || type === 'xml-external') {
@@ -334,12 +356,16 @@ function substitute(template: JsonObject, column: JsonObject): JsonObject {
   return out;
 }
 
+function ownStep(element: SurveyElement): string {
+  return element.kind === 'attribute' ? `@${element.name}` : element.name;
+}
+
 export function xpathOf(element: SurveyElement): string {
   if (element.xpathCache !== undefined) return element.xpathCache;
   const parts: string[] = [];
   for (let p = element.parent; p; p = p.parent) if (p.kind === 'survey' || !p.flat) parts.push(p.name);
   parts.reverse();
-  if (element.kind === 'survey' || !('flat' in element && element.flat)) parts.push(element.name);
+  if (element.kind === 'survey' || !('flat' in element && element.flat)) parts.push(ownStep(element));
   const path = `/${parts.join('/')}`;
   element.xpathCache = path;
   return path;
@@ -350,14 +376,22 @@ export function xpathRelativeTo(element: SurveyElement, ancestor: Section | unde
   const parts: string[] = [];
   for (let p = element.parent; p && p !== ancestor; p = p.parent) if (p.kind === 'survey' || !p.flat) parts.push(p.name);
   parts.reverse();
-  if (element.kind === 'survey' || !('flat' in element && element.flat)) parts.push(element.name);
+  if (element.kind === 'survey' || !('flat' in element && element.flat)) parts.push(ownStep(element));
   return `/${parts.join('/')}`;
 }
 
 export function* descendants(section: Section): Generator<SurveyElement> {
   yield section;
   for (const child of section.children) {
-    if (child.kind === 'question' || child.kind === 'external') yield child;
-    else yield* descendants(child);
+    if (isSection(child)) yield* descendants(child);
+    else yield child;
   }
+}
+
+export function isSection(e: SurveyElement): e is Section {
+  return e.kind === 'survey' || e.kind === 'group' || e.kind === 'repeat' || e.kind === 'entity';
+}
+
+export function isEntityPart(e: SurveyElement): e is EntityPart {
+  return e.kind === 'attribute' || e.kind === 'entity-label';
 }

@@ -15,7 +15,8 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
     book = XLSX.read(bytes, {
       type: 'array',
       dense: true,
-      cellDates: true,
+      cellDates: false,
+      cellNF: true,
       cellFormula: false,
       cellHTML: false,
       cellText: false,
@@ -30,8 +31,9 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
   if (!Array.isArray(book.SheetNames) || book.SheetNames.length === 0) {
     throw new XlsFormError(`Error reading .${format} file: the workbook has no sheets.`, { code: 'read_error' });
   }
+  const date1904 = book.Workbook?.WBProps?.date1904 === true;
   return buildWorkbook(
-    book.SheetNames.map((name) => ({ name, read: () => readSheet(name, book.Sheets[name]) })),
+    book.SheetNames.map((name) => ({ name, read: () => readSheet(name, book.Sheets[name], { format, date1904 }) })),
   );
 }
 
@@ -40,13 +42,13 @@ function denseRows(sheet: XLSX.WorkSheet | undefined): Array<Array<XLSX.CellObje
   return Array.isArray(data) ? (data as Array<Array<XLSX.CellObject | undefined> | undefined>) : [];
 }
 
-function readSheet(name: string, sheet: XLSX.WorkSheet | undefined): Sheet {
+function readSheet(name: string, sheet: XLSX.WorkSheet | undefined, dates: DateSystem): Sheet {
   const grid = denseRows(sheet);
   const headerCells = grid[0] ?? [];
   const columns: Array<string | undefined> = [];
   let emptyRun = 0;
   for (let c = 0; c < headerCells.length; c++) {
-    const raw = cellText(headerCells[c], name, '', 1);
+    const raw = cellText(headerCells[c], name, '', 0, dates);
     if (raw === undefined) {
       columns.push(undefined);
       if (emptyRun === MAX_EMPTY_HEADER_RUN) break;
@@ -71,7 +73,7 @@ function readSheet(name: string, sheet: XLSX.WorkSheet | undefined): Sheet {
       for (let c = 0; c < width; c++) {
         const key = headerList[c];
         if (key === undefined) continue;
-        const text = cellText(cells[c], name, key, r);
+        const text = cellText(cells[c], name, key, r - 1, dates);
         if (text !== undefined) {
           row[key] = text;
           filled = true;
@@ -88,7 +90,13 @@ function readSheet(name: string, sheet: XLSX.WorkSheet | undefined): Sheet {
 }
 
 /** A cell's value as pyxform renders it: trimmed text, integral numbers without ".0", TRUE/FALSE. */
-function cellText(cell: XLSX.CellObject | undefined, sheet: string, column: string, row: number): string | undefined {
+function cellText(
+  cell: XLSX.CellObject | undefined,
+  sheet: string,
+  column: string,
+  row: number,
+  dates: DateSystem,
+): string | undefined {
   if (!cell) return undefined;
   const value = cell.v;
   if (value === undefined || value === null) return undefined;
@@ -98,8 +106,10 @@ function cellText(cell: XLSX.CellObject | undefined, sheet: string, column: stri
     return trimmed.includes('\u00a0') ? trimmed.replaceAll('\u00a0', ' ') : trimmed;
   }
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number') return numberText(value);
-  if (value instanceof Date) return dateText(value, sheet, column, row);
+  if (typeof value === 'number') {
+    if (typeof cell.z === 'string' && cell.z !== 'General' && XLSX.SSF.is_date(cell.z)) return serialDateText(value, dates, sheet, column, row);
+    return numberText(value);
+  }
   return undefined;
 }
 
@@ -114,11 +124,39 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
-function dateText(date: Date, sheet: string, column: string, row: number): string {
-  const time = Number.isNaN(date.getTime()) ? undefined : date;
-  if (!time) throw new XlsFormError(`The xls file provided has an invalid date on the ${sheet} sheet, under the ${column} column on row number ${row}`, { sheet, column, row: row + 1 });
-  const clock = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
-  // Excel's day zero (1899-12-30/31) carries a time of day only.
-  if (date.getUTCFullYear() < 1900) return clock;
+const DAY_MS = 86_400_000;
+
+/**
+ * An Excel date serial as Python prints the value its readers return:
+ * "2022-04-11 16:26:28.971000", or "09:30:00" for a time of day. Legacy .xls
+ * dates resolve to whole seconds and the first 60 days of 1900 are refused as
+ * ambiguous (Excel's phantom 29 February 1900).
+ */
+interface DateSystem {
+  format: 'xlsx' | 'xls';
+  date1904: boolean;
+}
+
+function serialDateText(serial: number, dates: DateSystem, sheet: string, column: string, row: number): string {
+  const { format, date1904 } = dates;
+  let days = Math.floor(serial);
+  if (format === 'xls' && !date1904 && days >= 1 && days < 61) {
+    throw new XlsFormError(`The xls file provided has an invalid date on the ${sheet} sheet, under the ${column} column on row number ${row}`, {
+      code: 'ambiguous_date',
+      sheet,
+      column,
+      row: row + 2,
+    });
+  }
+  // .xls readers resolve to whole seconds, .xlsx readers to milliseconds.
+  const unit = format === 'xls' ? 1_000_000 : 1000;
+  const micros = Math.round(((serial - days) * DAY_MS * 1000) / unit) * unit;
+  const time = days === 0;
+  if (date1904) days += 1462;
+  else if (format === 'xlsx' && days > 0 && days < 60) days += 1;
+  const date = new Date(Date.UTC(1899, 11, 30) + days * DAY_MS + Math.floor(micros / 1000));
+  const fractionMicros = micros % 1_000_000;
+  const clock = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}${fractionMicros > 0 ? `.${pad(fractionMicros, 6)}` : ''}`;
+  if (time) return clock;
   return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${clock}`;
 }

@@ -4,7 +4,7 @@ import { defaultIsDynamic } from '../parse/expression.ts';
 import { isObject } from '../parse/json-helpers.ts';
 import { BINDING_CONVERSIONS, CONVERTIBLE_BIND_ATTRIBUTES } from '../spec/aliases.ts';
 import type { Json } from '../types.ts';
-import { descendants, type Question, type Section, type SurveyElement, type SurveyTree, xpathOf } from '../survey/tree.ts';
+import { descendants, isSection, type EntityPart, type Question, type Section, type SurveyElement, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import { needsItextRef } from './itext.ts';
 import type { References } from './references.ts';
 import { el, setAttr, type XmlChild, type XmlElement } from './xml.ts';
@@ -27,8 +27,8 @@ export class BodyWriter {
 
   // ---- model ----
 
-  private bind(e: Question | Section): XmlElement | undefined {
-    if (!e.bind || (e.kind !== 'question' && e.flat)) return undefined;
+  private bind(e: Question | Section | EntityPart): XmlElement | undefined {
+    if (!e.bind || (isSection(e) && e.flat)) return undefined;
     const path = xpathOf(e);
     const node = el('bind', { nodeset: path });
     for (const [key, raw] of Object.entries(e.bind)) {
@@ -43,15 +43,17 @@ export class BodyWriter {
     return node;
   }
 
-  actions(q: Question, inRepeat: boolean): XmlElement[] {
+  actions(q: Question | EntityPart, inRepeat: boolean): XmlElement[] {
     const out: XmlElement[] = [];
     for (const action of q.actions) {
       const event = str(action['event']);
       if ((!inRepeat && event === 'odk-new-repeat') || (inRepeat && event !== 'odk-new-repeat')) continue;
       let value: string | undefined;
-      if (q.dynamicDefault || (q.defaultValue && defaultIsDynamic(q.defaultValue, q.type))) value = this.refs.insertXpaths(q.defaultValue ?? '', q);
+      const fallback = typeof action['value'] === 'string' ? action['value'] : undefined;
+      if (q.kind !== 'question') value = fallback;
+      else if (q.dynamicDefault || (q.defaultValue && defaultIsDynamic(q.defaultValue, q.type))) value = this.refs.insertXpaths(q.defaultValue ?? '', q);
       else if (q.defaultValue) value = q.defaultValue;
-      else value = typeof action['value'] === 'string' ? action['value'] : undefined;
+      else value = fallback;
       const name = str(action['name']);
       const node = el(name, { ref: xpathOf(q), event });
       if (name === 'setvalue' && value) setAttr(node, 'value', value);
@@ -67,7 +69,7 @@ export class BodyWriter {
       if (e.kind === 'external') continue;
       const bind = this.bind(e);
       if (bind) out.push(bind);
-      if (e.kind === 'question') out.push(...this.actions(e, false));
+      if (e.kind === 'question' || e.kind === 'attribute') out.push(...this.actions(e, false));
     }
     return out;
   }
@@ -269,7 +271,7 @@ export class BodyWriter {
     for (const [k, v] of Object.entries(section.control ?? {})) setAttr(repeat, k, this.refs.insertXpaths(str(v), section));
     repeat.children.push(...this.children(section));
     for (const e of descendants(section)) {
-      if (e.kind !== 'question') continue;
+      if (e.kind !== 'question' && e.kind !== 'attribute') continue;
       if (e.parent === section || nearestRepeat(e) === section) repeat.children.push(...this.actions(e, true));
     }
     const group = el('group', { ref: path });
@@ -283,7 +285,7 @@ export class BodyWriter {
     for (const child of section.children) {
       let node: XmlElement | undefined;
       if (child.kind === 'question') node = this.questionControl(child);
-      else if (child.kind !== 'external') node = this.sectionControl(child);
+      else if (isSection(child)) node = this.sectionControl(child);
       if (node) out.push(node);
     }
     return out;

@@ -2,7 +2,7 @@
 // element's own fields, without empty values, type defaults or internals.
 import { OPTION_JSON_KEYS, QUESTION_JSON_KEYS, SECTION_JSON_KEYS, SELECT_JSON_KEYS, SURVEY_JSON_KEYS } from '../spec/columns.ts';
 import type { Json, JsonObject } from '../types.ts';
-import type { Itemset, Option, Question, Section, SurveyElement, SurveyTree } from '../survey/tree.ts';
+import { isEntityPart, type Itemset, type Option, type Question, type Section, type SurveyElement, type SurveyTree } from '../survey/tree.ts';
 
 function isEmpty(value: Json | undefined): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return true;
@@ -46,7 +46,8 @@ function questionJson(q: Question): JsonObject {
 }
 
 function sectionJson(section: Section): JsonObject {
-  const out = pick(section.data, SECTION_JSON_KEYS, section.kind === 'group' ? new Set(['bind']) : new Set());
+  const keys = section.kind === 'entity' ? new Set(['name', 'label', 'type']) : SECTION_JSON_KEYS;
+  const out = pick(section.data, keys, section.kind === 'group' ? new Set(['bind']) : new Set());
   if (section.label === ' ' && !('label' in out)) out['label'] = ' ';
   out['type'] = section.kind;
   const children = section.children.map(elementJson).filter((c): c is JsonObject => c !== undefined);
@@ -57,6 +58,7 @@ function sectionJson(section: Section): JsonObject {
 function elementJson(e: SurveyElement): JsonObject | undefined {
   if (e.kind === 'question') return questionJson(e);
   if (e.kind === 'external') return pick(e.data, new Set(['name', 'label', 'type']));
+  if (isEntityPart(e)) return pick(e.data, new Set(['name', 'type', 'value', 'bind', 'actions']));
   return sectionJson(e);
 }
 

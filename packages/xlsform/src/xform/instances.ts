@@ -4,7 +4,7 @@ import { XlsFormError } from '../errors.ts';
 import { defaultIsDynamic, hasLastSavedReference } from '../parse/expression.ts';
 import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
-import { descendants, type Itemset, type Question, type Section, type SurveyTree } from '../survey/tree.ts';
+import { descendants, isEntityPart, isSection, type Itemset, type Question, type Section, type SurveyElement, type SurveyTree } from '../survey/tree.ts';
 import type { References } from './references.ts';
 import { el, setAttr, type XmlElement } from './xml.ts';
 
@@ -21,14 +21,32 @@ function questionInstance(q: Question, refs: References): XmlElement {
   return node;
 }
 
+/** Appends `child`'s instance node to `node` (entity attributes become attributes of `node`). */
+function appendChild(node: XmlElement, child: SurveyElement, refs: References, appendTemplate: boolean): void {
+  switch (child.kind) {
+    case 'external':
+      return;
+    case 'attribute':
+      setAttr(node, child.name, child.value);
+      return;
+    case 'entity-label':
+      node.children.push(el(child.name));
+      return;
+    case 'question':
+      node.children.push(questionInstance(child, refs));
+      return;
+    default:
+      node.children.push(sectionInstance(child, refs, appendTemplate));
+  }
+}
+
 function sectionInstance(section: Section, refs: References, appendTemplateIn: boolean): XmlElement {
   let appendTemplate = appendTemplateIn;
   const node = el(section.name);
   for (const [k, v] of Object.entries(section.instance ?? {})) setAttr(node, k, refs.insertXpaths(str(v), section));
   for (const child of section.children) {
     let template: XmlElement | undefined;
-    if (child.kind === 'external') continue;
-    if (child.kind !== 'question' && child.flat) {
+    if (isSection(child) && child.flat) {
       node.children.push(...flatInstances(child, refs));
       continue;
     }
@@ -36,7 +54,7 @@ function sectionInstance(section: Section, refs: References, appendTemplateIn: b
       appendTemplate = true;
       template = repeatTemplate(child, refs);
     }
-    node.children.push(child.kind === 'question' ? questionInstance(child, refs) : sectionInstance(child, refs, appendTemplate));
+    appendChild(node, child, refs, appendTemplate);
     if (appendTemplate && template) {
       appendTemplate = false;
       node.children.splice(node.children.length - 1, 0, template);
@@ -46,21 +64,19 @@ function sectionInstance(section: Section, refs: References, appendTemplateIn: b
 }
 
 function flatInstances(section: Section, refs: References): XmlElement[] {
-  const out: XmlElement[] = [];
+  const holder = el(section.name);
   for (const child of section.children) {
-    if (child.kind === 'external') continue;
-    if (child.kind !== 'question' && child.flat) out.push(...flatInstances(child, refs));
-    else out.push(child.kind === 'question' ? questionInstance(child, refs) : sectionInstance(child, refs, false));
+    if (isSection(child) && child.flat) holder.children.push(...flatInstances(child, refs));
+    else appendChild(holder, child, refs, false);
   }
-  return out;
+  return holder.children.filter((c): c is XmlElement => 'tag' in c);
 }
 
 function repeatTemplate(section: Section, refs: References): XmlElement {
   const node = el(section.name, { 'jr:template': '' });
   for (const child of section.children) {
-    if (child.kind === 'external') continue;
     if (child.kind === 'repeat') node.children.push(repeatTemplate(child, refs));
-    else node.children.push(child.kind === 'question' ? questionInstance(child, refs) : sectionInstance(child, refs, false));
+    else appendChild(node, child, refs, false);
   }
   return node;
 }
@@ -152,6 +168,7 @@ export function secondaryInstances(tree: SurveyTree): XmlElement[] {
       found.push({ type: 'external', context: `[type: ${e.parent?.kind ?? ''}, name: ${e.parent?.name ?? ''}]`, name: e.name, src, node: el('instance', { id: e.name, src }) });
       continue;
     }
+    if (isEntityPart(e)) continue;
     found.push(...pulldataInstances(e));
     if (e.kind !== 'question') continue;
     if (e.questionClass === 'select' && e.itemset) {

@@ -4,7 +4,7 @@
 import { XlsFormError } from '../errors.ts';
 import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
-import { descendants, type Question, type Section, type SurveyTree, xpathOf } from '../survey/tree.ts';
+import { descendants, isEntityPart, type Question, type Section, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import type { References } from './references.ts';
 import { el, type XmlElement } from './xml.ts';
 
@@ -127,7 +127,7 @@ export function collectTranslations(tree: SurveyTree, defaultLanguage: string): 
   const searchLists: Array<[string, string | undefined]> = [];
   const otherLists: Array<[string, string | undefined]> = [];
   for (const e of descendants(tree.root)) {
-    if (e.kind === 'external') continue;
+    if (e.kind === 'external' || isEntityPart(e)) continue;
     if (e.kind === 'question' && e.questionClass === 'select') {
       (redirectSearch(e, tree) ? searchLists : otherLists).push([e.name, e.listName]);
     }
@@ -165,7 +165,8 @@ function setChoice(translations: Translations, lang: string, id: string, form: s
 
 function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage: string): void {
   for (const e of descendants(tree.root)) {
-    if (e.kind === 'external' || !e.media || Object.keys(e.media).length === 0) continue;
+    if (e.kind === 'external' || isEntityPart(e)) continue;
+    if (!e.media || Object.keys(e.media).length === 0) continue;
     let media: JsonObject = e.media;
     const nestedDefault = media['default'];
     if (isObject(nestedDefault)) media = nestedDefault;

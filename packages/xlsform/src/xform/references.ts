@@ -4,7 +4,7 @@
 import { XlsFormError } from '../errors.ts';
 import { NCNAME, tokenize } from '../parse/expression.ts';
 import { escapeAttr, escapeText } from './xml.ts';
-import { descendants, type Section, type SurveyElement, type SurveyTree, xpathOf, xpathRelativeTo } from '../survey/tree.ts';
+import { descendants, isEntityPart, type Section, type SurveyElement, type SurveyTree, xpathOf, xpathRelativeTo } from '../survey/tree.ts';
 
 const REF = new RegExp(`\\$\\{(last-saved#)?(${NCNAME})\\}`, 'g');
 const INDEXED_REPEAT = /indexed-repeat\([^)]+\)/g;
@@ -59,7 +59,7 @@ export class References {
 
   constructor(tree: SurveyTree) {
     for (const e of descendants(tree.root)) {
-      if (e.kind === 'external') continue;
+      if (e.kind === 'external' || isEntityPart(e)) continue;
       this.byName.set(e.name, this.byName.has(e.name) ? null : e);
     }
   }
