@@ -1,0 +1,116 @@
+// Shared bench helpers: start a real Gather server process on a backend, wait for it, stop it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const POSTGRES_SERVER = process.env['BENCH_POSTGRES'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export type Backend = 'pglite' | 'postgres';
+
+export interface BenchServer {
+  baseUrl: string;
+  backend: Backend;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function postgresAvailable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_SERVER, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_SERVER });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startServer(
+  backend: Backend,
+  port: number,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gather-bench-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
+  delete env['DATABASE_URL'];
+  let dbName: string | undefined;
+  if (backend === 'postgres') {
+    dbName = `gather_bench_${process.pid}_${port}`;
+    await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await adminQuery(`CREATE DATABASE ${dbName}`);
+    const url = new URL(POSTGRES_SERVER);
+    url.pathname = `/${dbName}`;
+    env['DATABASE_URL'] = url.toString();
+  }
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${baseUrl}/api/v1/`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('server did not start within 120 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    baseUrl,
+    backend,
+    process: child,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    },
+  };
+}
+
+/** Registers an account and returns its API token. */
+export async function createAccount(baseUrl: string, username: string): Promise<string> {
+  const password = `Bench-${username}-pw-42`;
+  const created = await fetch(`${baseUrl}/api/v1/profiles`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, first_name: 'Bench', email: `${username}@example.org`, password }),
+  });
+  if (created.status !== 201) throw new Error(`registration failed: ${created.status} ${await created.text()}`);
+  const me = await fetch(`${baseUrl}/api/v1/user`, {
+    headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
+  });
+  const body = (await me.json()) as { api_token: string };
+  return body.api_token;
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+export function printTable(headers: string[], rows: Array<Array<string | number>>): void {
+  const cells = rows.map((row) => row.map(String));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (values: string[]): string => `| ${values.map((v, i) => v.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(line(headers));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of cells) console.log(line(row));
+}
