@@ -43,6 +43,7 @@ export async function main(args: string[]): Promise<void> {
   const pool = rowPool(1024);
 
   const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   let bytes = 0;
   let peakRss = process.memoryUsage().rss;
   let chunks = 0;
@@ -52,11 +53,14 @@ export async function main(args: string[]): Promise<void> {
     if (chunks % 64 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
+  // CPU time as well: on a shared machine wall time says as much about the neighbours.
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   peakRss = Math.max(peakRss, process.resourceUsage().maxRSS * 1024);
 
   const mb = bytes / 1024 / 1024;
   console.log(`sav: ${rows.toLocaleString('en')} rows × ${vars.length} variables, compression ${compression ? 'on' : 'off'}`);
-  console.log(`  ${seconds.toFixed(2)} s, ${Math.round(rows / seconds).toLocaleString('en')} rows/s`);
+  console.log(`  ${seconds.toFixed(2)} s, ${Math.round(rows / seconds).toLocaleString('en')} rows/s (CPU ${cpuSeconds.toFixed(2)} s, ${Math.round(rows / cpuSeconds).toLocaleString('en')} rows per CPU-second)`);
   console.log(`  ${mb.toFixed(1)} MB written, ${(mb / seconds).toFixed(1)} MB/s`);
   console.log(`  peak RSS ${(peakRss / 1024 / 1024).toFixed(1)} MB`);
 }

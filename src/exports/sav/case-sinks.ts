@@ -12,6 +12,7 @@ const MISSING = 255;
 /** Command bytes 1…251 carry the integers 1 − bias … 251 − bias. */
 const SMALLEST_INLINE = 1 - COMPRESSION_BIAS;
 const LARGEST_INLINE = 251 - COMPRESSION_BIAS;
+const ALL_SPACES = 0x20202020;
 
 export interface CaseSink {
   /** Makes room for one whole case, before its slots are written. */
@@ -90,6 +91,8 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
   private commandsAt = 0;
   /** Commands used in the open block; 8 means there is no open block. */
   private commandCount = 8;
+  private lastSource: Uint8Array | undefined;
+  private sourceView: DataView = new DataView(new ArrayBuffer(0));
 
   constructor(slotCount: number) {
     // Every slot may need a command byte and 8 data bytes, plus one block of commands.
@@ -100,12 +103,14 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
     return this.commandCount === 8 ? this.length : this.commandsAt;
   }
 
+  private openBlock(): void {
+    this.commandsAt = this.length;
+    this.length += 8;
+    this.commandCount = 0;
+  }
+
   private command(code: number): void {
-    if (this.commandCount === 8) {
-      this.commandsAt = this.length;
-      this.length += 8;
-      this.commandCount = 0;
-    }
+    if (this.commandCount === 8) this.openBlock();
     this.buffer[this.commandsAt + this.commandCount] = code;
     this.commandCount += 1;
   }
@@ -123,38 +128,53 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
   }
 
   text(source: Uint8Array, start: number, used: number, slotCount: number): void {
-    const buffer = this.buffer;
+    const from = this.viewOf(source);
     const fullSlots = used >> 3;
     for (let slot = 0; slot < fullSlots; slot += 1) {
       const at = start + slot * 8;
-      let blank = true;
-      for (let i = 0; i < 8; i += 1) {
-        if (source[at + i] !== SPACE) {
-          blank = false;
-          break;
-        }
-      }
-      if (blank) {
+      const low = from.getUint32(at, true);
+      const high = from.getUint32(at + 4, true);
+      if (low === ALL_SPACES && high === ALL_SPACES) {
         this.command(BLANKS);
       } else {
         this.command(RAW);
-        const to = this.length;
-        for (let i = 0; i < 8; i += 1) buffer[to + i] = source[at + i] ?? SPACE;
+        this.view.setUint32(this.length, low, true);
+        this.view.setUint32(this.length + 4, high, true);
         this.length += 8;
       }
     }
-    let slotsLeft = slotCount - fullSlots;
     const tail = used & 7;
     if (tail > 0) {
-      // The last, partly used slot: its bytes and then blanks (it cannot be all blank unless the text is).
+      // The last, partly used slot: its bytes, then blanks.
       const at = start + fullSlots * 8;
       this.command(RAW);
       const to = this.length;
-      for (let i = 0; i < 8; i += 1) buffer[to + i] = i < tail ? (source[at + i] ?? SPACE) : SPACE;
+      for (let i = 0; i < 8; i += 1) this.buffer[to + i] = i < tail ? (source[at + i] ?? SPACE) : SPACE;
       this.length += 8;
-      slotsLeft -= 1;
     }
-    for (; slotsLeft > 0; slotsLeft -= 1) this.command(BLANKS);
+    this.blankSlots(slotCount - fullSlots - (tail > 0 ? 1 : 0));
+  }
+
+  /** The unused rest of a string: one BLANKS command per slot, no data. */
+  private blankSlots(count: number): void {
+    let left = count;
+    while (left > 0) {
+      if (this.commandCount === 8) this.openBlock();
+      const n = Math.min(left, 8 - this.commandCount);
+      const at = this.commandsAt + this.commandCount;
+      for (let i = 0; i < n; i += 1) this.buffer[at + i] = BLANKS;
+      this.commandCount += n;
+      left -= n;
+    }
+  }
+
+  /** A DataView of the (always the same) source buffer, made once. */
+  private viewOf(source: Uint8Array): DataView {
+    if (source !== this.lastSource) {
+      this.lastSource = source;
+      this.sourceView = new DataView(source.buffer, source.byteOffset, source.byteLength);
+    }
+    return this.sourceView;
   }
 
   take(): Uint8Array {

@@ -52,3 +52,10 @@ test('years before 1582 and far ahead still count days correctly', () => {
   assert.equal(spssDateFromIso('1900-02-29'), null);
   assert.equal(spssDateFromIso('2000-02-29'), spssDateTimeFromDate(new Date('2000-02-29T00:00:00Z')));
 });
+
+test('fractions of seconds are exact to the digit given', () => {
+  const midnight = spssDateFromIso('2024-03-05') ?? Number.NaN;
+  assert.equal(spssDateTimeFromIso('2024-03-05T00:00:00.1'), midnight + 0.1);
+  assert.equal(spssTimeFromIso('00:00:00.123'), 0.123);
+  assert.equal(spssTimeFromIso('00:00:00.1234567890123456789'), 0.123456789012345);
+});

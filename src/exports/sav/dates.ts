@@ -87,10 +87,18 @@ class IsoCursor {
       seconds = this.digits(2);
       if (seconds < 0) return false;
       if (this.accept('.')) {
-        const start = this.at;
-        while (!this.done && this.peek() >= 48 && this.peek() <= 57) this.at += 1;
-        if (this.at === start) return false;
-        seconds += Number(`0.${this.text.slice(start, this.at)}`);
+        // Digits over a power of ten: both exact integers (up to 15 digits), so one rounding.
+        let numerator = 0;
+        let denominator = 1;
+        for (let digit = this.peek() - 48; digit >= 0 && digit <= 9; digit = this.peek() - 48) {
+          if (denominator < 1e15) {
+            numerator = numerator * 10 + digit;
+            denominator *= 10;
+          }
+          this.at += 1;
+        }
+        if (denominator === 1) return false;
+        seconds += numerator / denominator;
       }
     }
     // 24:00:00 is ISO 8601's end of a day; 60 seconds allows a leap second.
