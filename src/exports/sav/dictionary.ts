@@ -32,6 +32,7 @@ export interface HeaderOptions {
 }
 
 const ascii = (text: string): Uint8Array => encodeUtf8(text);
+const utf8Decoder = new TextDecoder();
 const two = (n: number): string => String(n).padStart(2, '0');
 
 function writeFileHeader(out: ByteWriter, layout: Layout, options: HeaderOptions): void {
@@ -89,8 +90,7 @@ function labelsByValue(variable: ResolvedVariable): Map<number | string, Uint8Ar
       key = typeof value === 'number' ? value : value.trim() === '' ? Number.NaN : Number(value);
       if (!Number.isFinite(key)) continue;
     } else {
-      const bytes = encodeUtf8(String(value), variable.width);
-      key = new TextDecoder().decode(bytes);
+      key = utf8Decoder.decode(encodeUtf8(String(value), variable.width));
     }
     if (!labels.has(key)) labels.set(key, encodeUtf8(label, MAX_VALUE_LABEL_BYTES));
   }

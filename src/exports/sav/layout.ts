@@ -60,7 +60,7 @@ function packFormat(type: number, width: number, decimals: number): number {
 }
 
 function numericFormat(format: SavNumericFormat, requestedDecimals: number | undefined): { width: number; code: number } {
-  const clamp = (d: number, max: number): number => Math.max(0, Math.min(max, Math.trunc(d)));
+  const clamp = (d: number, max: number): number => (Number.isFinite(d) ? Math.max(0, Math.min(max, Math.trunc(d))) : 0);
   switch (format) {
     case 'F': {
       const decimals = clamp(requestedDecimals ?? 2, 16);
@@ -86,7 +86,8 @@ function numericFormat(format: SavNumericFormat, requestedDecimals: number | und
 }
 
 function stringWidth(variable: SavVariable, defaultWidth: number): number {
-  const requested = variable.width === undefined || variable.width <= 0 ? defaultWidth : variable.width;
+  const given = variable.width;
+  const requested = given === undefined || !Number.isFinite(given) || given <= 0 ? defaultWidth : given;
   return Math.max(1, Math.min(MAX_STRING_WIDTH, Math.trunc(requested)));
 }
 
