@@ -2,7 +2,7 @@
 // numeric, strings padded with blanks to whole slots, very long strings spread over segments.
 import type { CaseSink } from './case-sinks.ts';
 import { spssDateFromIso, spssDateTimeFromIso, spssTimeFromIso } from './dates.ts';
-import { SYSMIS } from './dictionary.ts';
+import { SYSMIS } from './constants.ts';
 import type { Layout, ResolvedVariable } from './layout.ts';
 import type { SavCell, SavRow } from './types.ts';
 import { encodeUtf8Into } from './utf8.ts';

@@ -3,13 +3,12 @@
 // stored in the command itself, system-missing and all-blank string slots need no data,
 // anything else is copied as 8 raw bytes after its block of 8 commands. Blocks run on across
 // case boundaries, so bytes become final only once their block's 8 commands are known.
-import { COMPRESSION_BIAS, SYSMIS } from './dictionary.ts';
+import { COMPRESSION_BIAS, SYSMIS } from './constants.ts';
 
 const SPACE = 0x20;
 const RAW = 253;
 const BLANKS = 254;
 const MISSING = 255;
-/** Command bytes 1…251 carry the integers 1 − bias … 251 − bias. */
 const SMALLEST_INLINE = 1 - COMPRESSION_BIAS;
 const LARGEST_INLINE = 251 - COMPRESSION_BIAS;
 const ALL_SPACES = 0x20202020;

@@ -3,13 +3,10 @@
 // PSPP "System File Format" description: header, variables, value labels, then extension
 // records by ascending subtype.
 import { ByteWriter } from './byte-writer.ts';
+import { COMPRESSION_BIAS, SYSMIS } from './constants.ts';
 import type { Layout, ResolvedVariable } from './layout.ts';
 import { encodeUtf8 } from './utf8.ts';
 
-export const SYSMIS = -Number.MAX_VALUE;
-export const COMPRESSION_BIAS = 100;
-/** Where the header's int32 case count sits, for writers that can seek back and fill it in. */
-export const CASE_COUNT_OFFSET = 80;
 
 const SPACE = 0x20;
 const PRODUCT = '@(#) SPSS DATA FILE Gather';
@@ -36,7 +33,8 @@ const utf8Decoder = new TextDecoder();
 const two = (n: number): string => String(n).padStart(2, '0');
 
 function writeFileHeader(out: ByteWriter, layout: Layout, options: HeaderOptions): void {
-  const { now } = options;
+  // An invalid date gets the placeholder the format description prescribes.
+  const now = Number.isNaN(options.now.getTime()) ? new Date(0) : options.now;
   out.bytes(ascii('$FL2'));
   out.padded(ascii(PRODUCT), 60, SPACE);
   out.int32(2); // layout code: tells readers the integers are little-endian

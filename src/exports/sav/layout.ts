@@ -125,7 +125,7 @@ export function resolveLayout(variables: ReadonlyArray<SavVariable>, defaultStri
     return {
       name,
       // Keep the caller's name visible when it had to change and no label says otherwise.
-      label: variable.label ?? (name === variable.name ? undefined : variable.name),
+      label: variable.label !== undefined && variable.label !== '' ? variable.label : name === variable.name ? undefined : variable.name,
       type: variable.type,
       width,
       format,

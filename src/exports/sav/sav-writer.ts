@@ -3,7 +3,8 @@
 // bytes out; the caller decides where they go.
 import { CaseEncoder } from './case-encoder.ts';
 import { CompressedSink, PlainSink } from './case-sinks.ts';
-import { CASE_COUNT_OFFSET, encodeDictionary } from './dictionary.ts';
+import { CASE_COUNT_OFFSET } from './constants.ts';
+import { encodeDictionary } from './dictionary.ts';
 import { resolveLayout } from './layout.ts';
 import type { SavRow, SavVariable, SavWriterOptions } from './types.ts';
 
