@@ -56,3 +56,17 @@ export function sheetMisspelling(wanted: string, sheetNames: readonly string[]):
 
 export const SUPPRESS_SPELLING_HINT =
   " If you do not mean to include a sheet, to suppress this message, prefix the sheet name with an underscore. For example 'setting' becomes '_setting'.";
+
+/** Python's repr of a row dict, as pyxform prints it in messages. */
+export function pyRepr(value: unknown): string {
+  if (typeof value === 'string') return value.includes("'") && !value.includes('"') ? `"${value}"` : `'${value.replaceAll("'", "\\'")}'`;
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+      .join(', ')}}`;
+  }
+  return 'None';
+}

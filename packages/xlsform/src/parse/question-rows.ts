@@ -259,8 +259,40 @@ export function rangeRow(source: JsonObject, params: Parameters, row: number, ap
   }
   const labelset = params['tick_labelset'];
   if (labelset) {
-    if (!choices.has(labelset)) {
+    const ticks = choices.get(labelset);
+    if (!ticks) {
       throw paramError(row, "For the 'range' question type, the parameter 'tick_labelset' must be a choice list name from the 'list_name' column on the choices sheet.");
+    }
+    const noTicks = appearance !== undefined && appearance.includes('no-ticks');
+    const tickValues = new Set<number>();
+    for (const item of ticks) {
+      const raw = text(item['name']) ?? '';
+      const value = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(value)) {
+        throw paramError(row, "For the 'range' question type, the parameter '{tick_labelset}' choice values must all be numbers.");
+      }
+      if (value < Math.min(start, end) || value > Math.max(start, end)) {
+        throw paramError(row, "For the 'range' question type, the parameter 'tick_labelset' choices must be between the 'start' and 'end' values, inclusive.");
+      }
+      const interval = tick ?? step;
+      if (!isMultiple(value - start, interval)) {
+        throw paramError(
+          row,
+          `For the 'range' question type, the parameter 'tick_labelset' choices' values must be equal to the start of the range plus a multiple of '${tick !== undefined ? 'tick_interval' : 'step'}'.`,
+        );
+      }
+      if (noTicks) tickValues.add(value);
+    }
+    if (noTicks) {
+      if (tickValues.size > 2) {
+        throw paramError(row, "For the 'range' question type, the parameter 'tick_labelset' choice list must have only 2 items when the 'appearance' is 'no-ticks'.");
+      }
+      if (tickValues.size !== 2 || !tickValues.has(start) || !tickValues.has(end)) {
+        throw paramError(
+          row,
+          "For the 'range' question type, the parameter 'tick_labelset' choice list values may onlymatch the range 'start' and 'end' values when the 'appearance' is 'no-ticks'.",
+        );
+      }
     }
     delete params['tick_labelset'];
   }

@@ -10,7 +10,7 @@ import type { Sheet, Workbook } from '../workbook/model.ts';
 import { parseChoices, parseListSheet, type ChoiceLists } from './choices.ts';
 import { defaultIsDynamic, isReference, isXmlTag } from './expression.ts';
 import { groupSheet } from './headers.ts';
-import { SUPPRESS_SPELLING_HINT, child, copyObject, nested, sheetMisspelling, text } from './json-helpers.ts';
+import { SUPPRESS_SPELLING_HINT, child, copyObject, nested, pyRepr, sheetMisspelling, text } from './json-helpers.ts';
 import { parseParameters } from './parameters.ts';
 import {
   appendAction,
@@ -262,13 +262,19 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
       checkUniqueName(questionName, frame, rowNumber, warnings);
     }
 
-    entities?.noteRow(row, rowNumber, questionName, beginMatch !== null, endMatch !== null);
+    if (entities) entities.noteRow(row, rowNumber, questionName, beginMatch !== null, endMatch !== null);
+    else if (text(nested(row, 'bind')?.['entities:saveto'])) {
+      throw new XlsFormError(
+        `${rowPrefix(rowNumber)} On the 'survey' sheet, the 'save_to' value is invalid. To save entity properties using the save_to column, add an entities sheet and declare an entity.`,
+        { code: 'entities', sheet: 'survey', row: rowNumber, column: 'save_to' },
+      );
+    }
 
     if (endMatch) {
       const controlType = CONTROL_KEYWORDS[endMatch[2] ?? ''] ?? 'group';
       if (frame.controlType !== controlType || stack.length === 1) {
         throw new XlsFormError(
-          `${rowPrefix(rowNumber)} Unmatched 'end_${controlType}'. No matching 'begin_${controlType}' was found for the name '${text(row['name']) ?? 'None'}'.`,
+          `${rowPrefix(rowNumber)} Unmatched 'end_${controlType}'. No matching 'begin_${controlType}' was found for the name '${text(row['name']) ?? 'unknown'}'.`,
           { code: 'unmatched_end', sheet: 'survey', row: rowNumber, column: 'type' },
         );
       }
@@ -432,7 +438,7 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
   const open = stack[stack.length - 1];
   if (stack.length > 1 && open) {
     throw new XlsFormError(
-      `${rowPrefix(open.row ?? 0)} Unmatched 'begin_${open.controlType ?? ''}'. No matching 'end_${open.controlType ?? ''}' was found for the name '${open.controlName ?? 'None'}'.`,
+      `${rowPrefix(open.row ?? 0)} Unmatched 'begin_${open.controlType ?? ''}'. No matching 'end_${open.controlType ?? ''}' was found for the name '${open.controlName ?? 'unknown'}'.`,
       { code: 'unmatched_begin', sheet: 'survey', row: open.row ?? 0, column: 'type' },
     );
   }
@@ -527,16 +533,3 @@ function checkGeoReferences(
   }
 }
 
-/** Python's repr of a row dict, as pyxform prints it in messages. */
-export function pyRepr(value: unknown): string {
-  if (typeof value === 'string') return value.includes("'") && !value.includes('"') ? `"${value}"` : `'${value.replaceAll("'", "\\'")}'`;
-  if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return String(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
-      .join(', ')}}`;
-  }
-  return 'None';
-}

@@ -29,6 +29,8 @@ export interface Itemset {
 
 interface ElementBase {
   name: string;
+  /** The media cell(s) as given; `media` below is set only when they form a dict. */
+  mediaValue?: Json | undefined;
   label: Json | undefined;
   parent: Section | undefined;
   /** The element's dict as parsed (for the form JSON). */
@@ -164,6 +166,7 @@ export class TreeBuilder {
     }
     if (json['add_none_option'] === true) this.addNoneOption = true;
     const root = this.section(json, 'survey', undefined);
+    checkNames(root);
     return { root, choices: this.choices, setvalueTriggers: this.setvalueTriggers, setgeopointTriggers: this.setgeopointTriggers };
   }
 
@@ -182,6 +185,7 @@ export class TreeBuilder {
       control,
       hint: data['hint'],
       media: objectOrUndefined(data['media']),
+      mediaValue: data['media'],
       instance: objectOrUndefined(data['instance']),
       flat: data['flat'] === true,
     };
@@ -275,6 +279,7 @@ export class TreeBuilder {
       hint: merged['hint'],
       guidanceHint: merged['guidance_hint'],
       media: objectOrUndefined(merged['media']),
+      mediaValue: merged['media'],
       instance: objectOrUndefined(merged['instance']),
       defaultValue: text(merged['default']),
       dynamicDefault: merged['_dynamic_default'] === true,
@@ -394,4 +399,34 @@ export function isSection(e: SurveyElement): e is Section {
 
 export function isEntityPart(e: SurveyElement): e is EntityPart {
   return e.kind === 'attribute' || e.kind === 'entity-label';
+}
+
+function namesError(name: string, detail: string): XlsFormError {
+  return new XlsFormError(`[row : unknown] On the 'survey' sheet, the 'name' value '${name}' is invalid. ${detail}`, {
+    code: 'duplicate_name',
+    sheet: 'survey',
+    column: 'name',
+  });
+}
+
+/** Name rules that only the built tree can check (loops and generated questions add elements). */
+function checkNames(root: Section): void {
+  const repeats = new Set<string>();
+  const visit = (section: Section): void => {
+    const names = new Set<string>();
+    for (const child of section.children) {
+      if (isEntityPart(child)) continue;
+      if (names.has(child.name)) {
+        throw namesError(child.name, 'Questions, groups, and repeats must be unique within their nearest parent group or repeat, or the survey if not inside a group or repeat.');
+      }
+      names.add(child.name);
+      if (child.kind === 'repeat') {
+        if (child.name === root.name) throw namesError(child.name, "Repeat names must not be the same as the survey root (which defaults to 'data').");
+        if (repeats.has(child.name)) throw namesError(child.name, 'Repeat names must unique anywhere in the survey, at all levels of group or repeat nesting.');
+        repeats.add(child.name);
+      }
+      if (isSection(child)) visit(child);
+    }
+  };
+  visit(root);
 }

@@ -80,7 +80,7 @@ export function readCsv(text: string): Workbook {
     if (!hasContent || !current) continue;
     if (headers === undefined) {
       headers = content;
-      current.headers = content.filter((h) => h !== '');
+      current.headers = content;
       continue;
     }
     const row: Record<string, string> = {};

@@ -8,7 +8,8 @@ import { buildWorkbook, type Sheet, type SheetRow, type Workbook } from './model
 
 const COMMENT_LINE = /^\s*#/;
 const TRAILING_COMMENT = /^(.*)(#[^|]+)$/;
-const TABLE_LINE = /^\s*\|(.*)\|\s*$/;
+// Text after the last pipe is ignored (tests use it for notes).
+const TABLE_LINE = /^\s*\|(.*)\|/;
 const SEPARATOR = /^[|-]+$/;
 
 function cell(raw: string): string | undefined {

@@ -1,7 +1,7 @@
 // Model binds and actions, and the <h:body> controls.
 import { XlsFormError } from '../errors.ts';
 import { defaultIsDynamic } from '../parse/expression.ts';
-import { isObject } from '../parse/json-helpers.ts';
+import { isObject, pyRepr } from '../parse/json-helpers.ts';
 import { BINDING_CONVERSIONS, CONVERTIBLE_BIND_ATTRIBUTES } from '../spec/aliases.ts';
 import type { Json } from '../types.ts';
 import { descendants, isSection, type EntityPart, type Question, type Section, type SurveyElement, type SurveyTree, xpathOf } from '../survey/tree.ts';
@@ -9,10 +9,11 @@ import { needsItextRef } from './itext.ts';
 import type { References } from './references.ts';
 import { el, setAttr, type XmlChild, type XmlElement } from './xml.ts';
 
+/** A value as Python's str() prints it (dicts from nested columns included). */
 function str(value: Json | undefined): string {
   if (typeof value === 'string') return value;
   if (value === undefined || value === null) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return typeof value === 'object' ? pyRepr(value) : String(value);
 }
 
 function hasRef(value: unknown): boolean {
@@ -96,7 +97,7 @@ export class BodyWriter {
 
   private labelAndHint(q: Question | Section): XmlElement[] {
     const result: XmlElement[] = [];
-    const media = q.media && Object.keys(q.media).length > 0 ? q.media : undefined;
+    const media = truthy(q.mediaValue) ? q.mediaValue : undefined;
     const guidance = q.kind === 'question' ? q.guidanceHint : undefined;
     let labelled = false;
     if (q.label || media) {
@@ -110,7 +111,7 @@ export class BodyWriter {
     const message = `The survey element named '${q.name}' has no label or hint.`;
     if (result.length === 0) throw new XlsFormError(message, { code: 'missing_label', sheet: 'survey', column: 'label' });
     if (!q.label && !media && !q.hint && guidance) throw new XlsFormError(message, { code: 'missing_label', sheet: 'survey', column: 'label' });
-    if (q.media && !('image' in q.media) && 'big-image' in q.media) {
+    if (media !== undefined && !contains(media, 'image') && contains(media, 'big-image')) {
       throw new XlsFormError(`To use big-image, you must also specify an image for the survey element named ${q.name}.`, {
         code: 'big_image',
         sheet: 'survey',
@@ -295,4 +296,17 @@ export class BodyWriter {
 function nearestRepeat(e: SurveyElement): Section | undefined {
   for (let p = e.parent; p; p = p.parent) if (p.kind === 'repeat') return p;
   return undefined;
+}
+
+function truthy(value: Json | undefined): boolean {
+  if (value === undefined || value === null || value === '' || value === false || value === 0) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  return typeof value !== 'object' || Object.keys(value).length > 0;
+}
+
+/** Python's `key in value` for a dict (keys) or a string (substring). */
+function contains(value: Json, key: string): boolean {
+  if (typeof value === 'string') return value.includes(key);
+  if (isObject(value)) return key in value;
+  return false;
 }

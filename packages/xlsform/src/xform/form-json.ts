@@ -42,6 +42,8 @@ function questionJson(q: Question): JsonObject {
     out['children'] = q.osmTags.map((t) => pick(t.data, new Set(['name', 'label'])));
   }
   if (q.trigger && q.trigger.length > 0) out['trigger'] = [...q.trigger];
+  // search() selects lose their itemset while the XForm is written (their items go inline).
+  if (q.itemset === '') delete out['itemset'];
   return out;
 }
 
@@ -65,6 +67,8 @@ function elementJson(e: SurveyElement): JsonObject | undefined {
 export function formJson(tree: SurveyTree, survey: JsonObject): JsonObject {
   const out = pick(survey, SURVEY_JSON_KEYS);
   out['type'] = 'survey';
+  // Writing an entities form declares the entities namespace on the survey.
+  if (survey['entity_version']) out['namespaces'] = `${typeof survey['namespaces'] === 'string' ? survey['namespaces'] : ''} entities=http://www.opendatakit.org/xforms/entities`;
   const children = tree.root.children.map(elementJson).filter((c): c is JsonObject => c !== undefined);
   if (children.length > 0) out['children'] = children;
   if (tree.choices.size > 0) {

@@ -6,7 +6,7 @@ import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
 import { descendants, isEntityPart, type Question, type Section, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import type { References } from './references.ts';
-import { el, type XmlElement } from './xml.ts';
+import { el, escapeText, type XmlElement } from './xml.ts';
 
 type Context = Question | Section | undefined;
 interface Entry {
@@ -212,8 +212,7 @@ export function itextElement(translations: Translations, defaultLanguage: string
         const raw = typeof entry === 'string' ? entry : entry.text;
         const context = typeof entry === 'string' ? undefined : entry.context;
         const outputs = refs.insertOutputs(raw, context);
-        const body = (prefix = '') =>
-          outputs !== undefined && prefix === '' ? [{ raw: outputs }] : [{ text: `${prefix}${raw}` }];
+        const body = (prefix = '') => (outputs !== undefined ? [{ raw: `${escapeText(prefix)}${outputs}` }] : [{ text: `${prefix}${raw}` }]);
         if (kind === 'hint') {
           values.push(el('value', form === 'guidance' ? { form: 'guidance' } : {}, body()));
           continue;
