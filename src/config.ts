@@ -20,6 +20,7 @@ export interface Config {
   readonly uploadLimitBytes: number;
   readonly logLevel: string;
   readonly disableCreatingUsers: boolean;
+  readonly authCacheMs: number;
 }
 
 /** Every setting with its default and meaning; `gather --help` prints this table. */
@@ -38,6 +39,7 @@ export const SETTINGS = [
   ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
   ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
+  ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
   ['LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
 ] as const;
 
@@ -80,5 +82,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT', 104_857_600),
     logLevel: env['LOG_LEVEL'] || 'info',
     disableCreatingUsers: /^(1|true|yes)$/i.test(env['DISABLE_CREATING_USERS'] ?? ''),
+    authCacheMs: integer(env, 'AUTH_CACHE_MS', 2000),
   });
 }

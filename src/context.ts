@@ -4,14 +4,14 @@ import type { Db } from './platform/db.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Sealer } from './platform/secrets.ts';
 import type { Principal } from './access/principal.ts';
-import type { CredentialCache } from './modules/auth/credential-cache.ts';
+import type { AuthCache } from './modules/auth/auth-cache.ts';
 
 export interface AppDeps {
   readonly config: Config;
   readonly db: Db;
   readonly clock: Clock;
   readonly sealer: Sealer;
-  readonly credentialCache: CredentialCache;
+  readonly authCache: AuthCache;
 }
 
 export interface RequestContext extends AppDeps {

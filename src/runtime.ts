@@ -6,7 +6,7 @@ import { openDatabase, type Database } from './platform/db.ts';
 import { migrate } from './platform/migrator.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { createSealer } from './platform/secrets.ts';
-import { CredentialCache } from './modules/auth/credential-cache.ts';
+import { AuthCache } from './modules/auth/auth-cache.ts';
 
 export interface Runtime {
   readonly deps: AppDeps;
@@ -33,7 +33,7 @@ export async function openRuntime(
     db: database.db,
     clock: options.clock ?? systemClock,
     sealer: createSealer(config.secretKey),
-    credentialCache: new CredentialCache(),
+    authCache: new AuthCache(config.authCacheMs),
   };
   return { deps, database, close: () => database.close() };
 }

@@ -184,3 +184,25 @@ describe('login throttling', () => {
     }
   });
 });
+
+describe('authentication cache', () => {
+  test('a profile change is visible at once through the same token', async () => {
+    const hana = await createUser(server.app, 'hana');
+    assert.equal((await get('/api/v1/user', hana.auth.authorization)).json().city, '');
+    await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/hana', payload: { city: 'Mombasa' }, headers: hana.auth });
+    assert.equal((await get('/api/v1/user', hana.auth.authorization)).json().city, 'Mombasa');
+  });
+
+  test('another process’s revocation is honoured once the cache entry ages out', async () => {
+    const ivan = await createUser(server.app, 'ivan');
+    assert.equal((await get('/api/v1/user', ivan.auth.authorization)).statusCode, 200);
+    // Simulate another process deleting the token directly in the database.
+    await server.deps.db.deleteFrom('api_tokens').where('user_id', '=', ivan.id).execute();
+    server.clock.advance(server.deps.config.authCacheMs / 1000 + 1);
+    try {
+      assert.equal((await get('/api/v1/user', ivan.auth.authorization)).statusCode, 401);
+    } finally {
+      server.clock.advance(-(server.deps.config.authCacheMs / 1000 + 1));
+    }
+  });
+});

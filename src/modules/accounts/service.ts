@@ -37,7 +37,7 @@ import {
   splitName,
 } from './validation.ts';
 import { currentUserToApi, profileToApi, userToApi, type UserEntry } from './to-api.ts';
-import { apiTokenOf, issueToken, tempTokenOf } from '../auth/service.ts';
+import { issueToken, tokensOf } from '../auth/service.ts';
 import { clearLoginFailures, findLoginFailures, recordLoginFailure } from '../auth/repository.ts';
 import { pythonIsoFormat, mergeMetadata } from './metadata.ts';
 
@@ -69,8 +69,7 @@ export async function getUser(ctx: RequestContext, lookup: string): Promise<User
 
 export async function currentUser(ctx: RequestContext): Promise<Record<string, unknown>> {
   const user = requireUser(ctx.actor);
-  const apiToken = await apiTokenOf(ctx, user.id);
-  const tempToken = await tempTokenOf(ctx, user.id);
+  const { apiToken, tempToken } = await tokensOf(ctx, user.id);
   return currentUserToApi(user, ctx.baseUrl, apiToken, tempToken);
 }
 
@@ -228,6 +227,7 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
     if (Object.keys(fieldErrors).length || metadata === undefined) throw errors.validation(fieldErrors);
     const merged = mergeMetadata(profile.metadata, metadata);
     const updated = await updateUser(ctx.db, profile.id, { metadata: JSON.stringify(merged) });
+    ctx.authCache.forgetUser(profile.id);
     return { kind: 'metadata', body: updated.metadata };
   }
 
@@ -250,6 +250,7 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
   }
   if (fields.metadata !== undefined || metadata !== profile.metadata) patch.metadata = JSON.stringify(metadata);
   const updated = Object.keys(patch).length ? await updateUser(ctx.db, profile.id, patch) : profile;
+  ctx.authCache.forgetUser(profile.id);
   return { kind: 'profile', body: profileToApi(updated, ctx.baseUrl, viewOf(ctx, updated, false)) };
 }
 
@@ -299,7 +300,7 @@ export async function changePassword(ctx: RequestContext, lookup: string, payloa
     return { username: profile.username, access_token: accessToken, temp_token: tempToken };
   });
   if (failures) await clearLoginFailures(ctx.db, key);
-  ctx.credentialCache.forgetUser(profile.id);
+  ctx.authCache.forgetUser(profile.id);
   return result;
 }
 

@@ -14,14 +14,28 @@ import {
   replaceToken,
   type TokenKind,
 } from './repository.ts';
-import { CredentialCache } from './credential-cache.ts';
+import { AuthCache } from './auth-cache.ts';
 
 export type TokenCheck =
   | { ok: true; user: UserRow }
   | { ok: false; reason: 'unknown' | 'inactive' | 'expired' };
 
+/** Finds a token's user, through the per-process cache. */
+async function lookupToken(deps: AppDeps, kind: TokenKind, key: string): Promise<{ user: UserRow; tokenCreatedAt: Date } | undefined> {
+  const hash = sha256(key);
+  const cacheKey = `${kind}:${hash.toString('base64')}`;
+  const now = deps.clock.now().getTime();
+  const cached = deps.authCache.getToken(cacheKey, now);
+  if (cached) return cached;
+  const found = await findTokenWithUser(deps.db, kind, hash);
+  if (!found) return undefined;
+  const value = { user: found.user, tokenCreatedAt: found.token.created_at };
+  deps.authCache.setToken(cacheKey, value, now);
+  return value;
+}
+
 export async function checkApiToken(deps: AppDeps, key: string): Promise<TokenCheck> {
-  const found = await findTokenWithUser(deps.db, 'api_tokens', sha256(key));
+  const found = await lookupToken(deps, 'api_tokens', key);
   if (!found) return { ok: false, reason: 'unknown' };
   if (!found.user.is_active) return { ok: false, reason: 'inactive' };
   return { ok: true, user: found.user };
@@ -32,10 +46,10 @@ export function tempTokenExpired(deps: AppDeps, createdAt: Date): boolean {
 }
 
 export async function checkTempToken(deps: AppDeps, key: string): Promise<TokenCheck> {
-  const found = await findTokenWithUser(deps.db, 'temp_tokens', sha256(key));
+  const found = await lookupToken(deps, 'temp_tokens', key);
   if (!found) return { ok: false, reason: 'unknown' };
   if (!found.user.is_active) return { ok: false, reason: 'inactive' };
-  if (tempTokenExpired(deps, found.token.created_at)) return { ok: false, reason: 'expired' };
+  if (tempTokenExpired(deps, found.tokenCreatedAt)) return { ok: false, reason: 'expired' };
   return { ok: true, user: found.user };
 }
 
@@ -65,8 +79,8 @@ export async function checkPassword(deps: AppDeps, login: string, password: stri
     return { ok: false, reason: 'locked', retryAfterSeconds: secondsUntil(deps, failures.locked_until) };
   }
 
-  const cacheKey = CredentialCache.key(login, password);
-  const cached = deps.credentialCache.get(cacheKey, now.getTime());
+  const cacheKey = AuthCache.passwordKey(login, password);
+  const cached = deps.authCache.getPassword(cacheKey, now.getTime());
   if (user && cached && cached.userId === user.id && cached.passwordHash === user.password_hash && user.is_active) {
     return { ok: true, user };
   }
@@ -85,13 +99,14 @@ export async function checkPassword(deps: AppDeps, login: string, password: stri
   if (needsRehash(user.password_hash)) {
     current = await updateUser(deps.db, user.id, { password_hash: await hashPassword(password) });
   }
-  deps.credentialCache.set(cacheKey, current.id, current.password_hash, now.getTime());
+  deps.authCache.setPassword(cacheKey, current.id, current.password_hash, now.getTime());
   return { ok: true, user: current };
 }
 
 /** Creates a token of this kind for the user, replacing any previous one; returns its key. */
 export async function issueToken(deps: AppDeps, db: DbOrTx, kind: TokenKind, userId: number): Promise<string> {
   const key = newTokenKey();
+  deps.authCache.forgetUser(userId);
   await replaceToken(db, kind, {
     user_id: userId,
     key_hash: sha256(key),
@@ -108,14 +123,28 @@ export async function apiTokenOf(deps: AppDeps, userId: number): Promise<string>
   return issueToken(deps, deps.db, 'api_tokens', userId);
 }
 
-/** The user's temporary token; an expired or missing one is replaced by a fresh one. */
-export async function tempTokenOf(deps: AppDeps, userId: number): Promise<string> {
+/** Both of the user's keys for /api/v1/user, creating or renewing them as needed. */
+export async function tokensOf(deps: AppDeps, userId: number): Promise<{ apiToken: string; tempToken: string }> {
+  const now = deps.clock.now();
+  const cached = deps.authCache.getUserTokens(userId, now.getTime());
+  if (cached && !tempTokenExpired(deps, cached.tempCreatedAt)) return cached;
+  const apiToken = await apiTokenOf(deps, userId);
   const existing = await findTokenOfUser(deps.db, 'temp_tokens', userId);
-  if (existing && !tempTokenExpired(deps, existing.created_at)) return deps.sealer.open(existing.key_sealed);
-  return issueToken(deps, deps.db, 'temp_tokens', userId);
+  let tempToken: string;
+  let tempCreatedAt: Date;
+  if (existing && !tempTokenExpired(deps, existing.created_at)) {
+    tempToken = deps.sealer.open(existing.key_sealed);
+    tempCreatedAt = existing.created_at;
+  } else {
+    tempToken = await issueToken(deps, deps.db, 'temp_tokens', userId);
+    tempCreatedAt = now;
+  }
+  deps.authCache.setUserTokens(userId, { apiToken, tempToken, tempCreatedAt }, now.getTime());
+  return { apiToken, tempToken };
 }
 
 export async function expireTempToken(deps: AppDeps, userId: number): Promise<void> {
+  deps.authCache.forgetUser(userId);
   const deleted = await deleteToken(deps.db, 'temp_tokens', userId);
   if (!deleted) throw errors.badRequest('Temporary token not found!');
 }
