@@ -1,0 +1,138 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createUser, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+
+let server: TestServer;
+let bob: TestUser;
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+});
+after(() => server.close());
+
+describe('routing conventions', () => {
+  test('a trailing slash matches no route', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/users/', headers: bob.auth });
+    assert.equal(res.statusCode, 404);
+  });
+
+  test('the .json format suffix names the same resource', async () => {
+    const plain = await server.app.inject({ method: 'GET', url: '/api/v1/users', headers: bob.auth });
+    const suffixed = await server.app.inject({ method: 'GET', url: '/api/v1/users.json', headers: bob.auth });
+    assert.equal(suffixed.statusCode, 200);
+    assert.deepEqual(suffixed.json(), plain.json());
+    const profile = await server.app.inject({ method: 'GET', url: '/api/v1/profiles/bob.json?x=1', headers: bob.auth });
+    assert.equal(profile.json().username, 'bob');
+  });
+
+  test('/api/v1 redirects to /api/v1/, which links the resources', async () => {
+    const redirect = await server.app.inject({ method: 'GET', url: '/api/v1' });
+    assert.equal(redirect.statusCode, 301);
+    assert.equal(redirect.headers['location'], '/api/v1/');
+    const root = await server.app.inject({ method: 'GET', url: '/api/v1/' });
+    assert.equal(root.json().users, 'http://testserver/api/v1/users');
+  });
+
+  test('unknown paths get a JSON 404', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { detail: 'Not found.' });
+  });
+
+  test('an unmapped method gets 405 with the Allow header', async () => {
+    const res = await server.app.inject({ method: 'POST', url: '/api/v1/users', headers: bob.auth });
+    assert.equal(res.statusCode, 405);
+    assert.deepEqual(res.json(), { detail: 'Method "POST" not allowed.' });
+    assert.equal(res.headers['allow'], 'GET, HEAD, OPTIONS');
+  });
+
+  test('HEAD is answered wherever GET is', async () => {
+    const res = await server.app.inject({ method: 'HEAD', url: '/api/v1/users', headers: bob.auth });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.body, '');
+  });
+
+  test('detail routes list every mapped method in Allow', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/profiles/bob', headers: bob.auth });
+    assert.equal(res.headers['allow'], 'GET, HEAD, PUT, PATCH, OPTIONS');
+  });
+});
+
+describe('response headers', () => {
+  test('GET responses carry a strong ETag and If-None-Match answers 304', async () => {
+    const first = await server.app.inject({ method: 'GET', url: '/api/v1/profiles/bob', headers: bob.auth });
+    const etag = first.headers['etag'];
+    assert.match(String(etag), /^"[0-9a-f]{32}"$/);
+    const again = await server.app.inject({ method: 'GET', url: '/api/v1/profiles/bob', headers: { ...bob.auth, 'if-none-match': String(etag) } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+  });
+
+  test('errors and writes carry no Cache-Control', async () => {
+    const error = await server.app.inject({ method: 'GET', url: '/api/v1/profiles/ghost', headers: bob.auth });
+    assert.equal(error.headers['cache-control'], undefined);
+    const write = await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', payload: { city: 'Z' }, headers: bob.auth });
+    assert.equal(write.headers['cache-control'], undefined);
+  });
+
+  test('security headers are set', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/users', headers: bob.auth });
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.equal(res.headers['referrer-policy'], 'same-origin');
+  });
+});
+
+describe('CORS', () => {
+  test('a preflight allows Authorization and Content-Type without credentials', async () => {
+    const res = await server.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/user',
+      headers: { origin: 'https://app.example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    assert.match(String(res.headers['access-control-allow-headers']), /authorization/);
+    assert.match(String(res.headers['access-control-allow-headers']), /content-type/);
+    assert.match(String(res.headers['access-control-allow-methods']), /PATCH/);
+    assert.equal(res.headers['access-control-allow-credentials'], undefined);
+    assert.equal(res.headers['access-control-max-age'], '86400');
+  });
+
+  test('a cross-origin GET with a token is answered with the allow-origin header', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/user', headers: { ...bob.auth, origin: 'https://app.example.org' } });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+  });
+
+  test('configured origins are the only ones allowed', async () => {
+    const strict = await startTestServer({ CORS_ORIGINS: 'https://good.example.org' });
+    try {
+      const good = await strict.app.inject({ method: 'GET', url: '/api/v1/', headers: { origin: 'https://good.example.org' } });
+      assert.equal(good.headers['access-control-allow-origin'], 'https://good.example.org');
+      const bad = await strict.app.inject({ method: 'GET', url: '/api/v1/', headers: { origin: 'https://evil.example.org' } });
+      assert.equal(bad.headers['access-control-allow-origin'], undefined);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  test('the document is generated from the route schemas', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    const doc = res.json();
+    assert.equal(doc.openapi, '3.0.3');
+    for (const path of ['/api/v1/users', '/api/v1/profiles', '/api/v1/profiles/{username}', '/api/v1/user']) {
+      assert.ok(doc.paths[path], path);
+    }
+  });
+
+  test('the browsable docs are served', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/docs/' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /swagger/i);
+  });
+});
