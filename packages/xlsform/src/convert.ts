@@ -28,7 +28,7 @@ export function convert(input: Uint8Array | string, options: ConvertOptions): Co
   try {
     const warnings: string[] = [];
     const workbook = readWorkbook(input, options.fileName);
-    const { json, externalChoices, externalChoicesSheet } = workbookToJson(workbook, {
+    const { json, externalChoices, externalChoicesSheet, usesExternalChoices } = workbookToJson(workbook, {
       rootName: options.rootName ?? 'data',
       fallbackName: fileStem(options.fileName),
       warnings,
@@ -46,7 +46,7 @@ export function convert(input: Uint8Array | string, options: ConvertOptions): Co
       title: text(json['title']) ?? '',
       defaultLanguage: text(json['default_language']) ?? 'default',
     };
-    if (usesExternalChoices(json)) {
+    if (usesExternalChoices) {
       const csv = itemsetsCsv(externalChoicesSheet);
       if (csv !== undefined) result.itemsetsCsv = csv;
       else warnings.push("Could not export itemsets.csv, the 'external_choices' sheet is missing.");
@@ -66,15 +66,4 @@ export function convert(input: Uint8Array | string, options: ConvertOptions): Co
   } catch (err) {
     return failure(err);
   }
-}
-
-function usesExternalChoices(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(usesExternalChoices);
-  if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === 'type' && typeof v === 'string' && v.startsWith('select one external')) return true;
-      if (typeof v === 'object' && usesExternalChoices(v)) return true;
-    }
-  }
-  return false;
 }

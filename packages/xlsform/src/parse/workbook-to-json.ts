@@ -42,6 +42,8 @@ export interface ParsedForm {
   json: JsonObject;
   externalChoices: ChoiceLists | undefined;
   externalChoicesSheet: Sheet | undefined;
+  /** A select_one_external question exists, so itemsets.csv is wanted. */
+  usesExternalChoices: boolean;
 }
 
 interface Frame {
@@ -168,6 +170,7 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
   const secondaryInstances = new Set<string>();
   const repeatNames = new Set<string>();
   let orOtherSeen = false;
+  let usesExternalChoices = false;
 
   for (const { row: rowNumber, data: row } of survey.rows) {
     const frame = stack[stack.length - 1] ?? stack[0];
@@ -373,6 +376,7 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
     });
     if (selectResult) {
       if (selectResult.orOther) orOtherSeen = true;
+      if (selectResult.rows.some((r) => r['type'] === 'select one external')) usesExternalChoices = true;
       tableList = selectResult.tableList;
       siblings.push(...selectResult.rows);
       continue;
@@ -466,7 +470,7 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
     else rootChildren.push({ name: 'meta', type: 'group', control: { bodyless: true }, children: metaChildren });
   }
   checkReferences(workbook, survey.headers, choiceHeaders, elementNames);
-  return { json, externalChoices, externalChoicesSheet: workbook.sheets.get('external_choices') };
+  return { json, externalChoices, externalChoicesSheet: workbook.sheets.get('external_choices'), usesExternalChoices };
 }
 
 /**

@@ -3,13 +3,30 @@
 // rows and cells that exist are visited.
 import * as XLSX from '@e965/xlsx';
 import { XlsFormError } from '../errors.ts';
+import type { RawCell, RawGrid } from './grid.ts';
 import { buildWorkbook, trimTrailing, type Sheet, type SheetRow, type Workbook } from './model.ts';
+import { readXlsxBook, type XlsxBook } from './xlsx.ts';
 
 const MAX_EMPTY_HEADER_RUN = 20;
 const MAX_EMPTY_ROW_RUN = 60;
 const WHITESPACE_RUN = / +/g;
 
 export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Workbook {
+  if (format === 'xlsx') {
+    let book: XlsxBook;
+    try {
+      book = readXlsxBook(bytes);
+    } catch {
+      // Unusual archives (zip64, odd layouts) go through SheetJS instead.
+      return readWithSheetJs(bytes, format);
+    }
+    const dates: DateSystem = { format, date1904: book.date1904 };
+    return buildWorkbook(book.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
+  }
+  return readWithSheetJs(bytes, format);
+}
+
+function readWithSheetJs(bytes: Uint8Array, format: 'xlsx' | 'xls'): Workbook {
   let book: XLSX.WorkBook;
   try {
     book = XLSX.read(bytes, {
@@ -31,19 +48,30 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
   if (!Array.isArray(book.SheetNames) || book.SheetNames.length === 0) {
     throw new XlsFormError(`Error reading .${format} file: the workbook has no sheets.`, { code: 'read_error' });
   }
-  const date1904 = book.Workbook?.WBProps?.date1904 === true;
+  const dates: DateSystem = { format, date1904: book.Workbook?.WBProps?.date1904 === true };
   return buildWorkbook(
-    book.SheetNames.map((name) => ({ name, read: () => readSheet(name, book.Sheets[name], { format, date1904 }) })),
+    book.SheetNames.map((name) => ({ name, read: () => readSheet(name, sheetJsGrid(book.Sheets[name]), dates) })),
   );
 }
 
-function denseRows(sheet: XLSX.WorkSheet | undefined): Array<Array<XLSX.CellObject | undefined> | undefined> {
+/** SheetJS's dense cells as raw cells (dates recognised from the number format). */
+function sheetJsGrid(sheet: XLSX.WorkSheet | undefined): RawGrid {
   const data: unknown = sheet?.['!data'];
-  return Array.isArray(data) ? (data as Array<Array<XLSX.CellObject | undefined> | undefined>) : [];
+  if (!Array.isArray(data)) return [];
+  return (data as Array<Array<XLSX.CellObject | undefined> | undefined>).map((row) =>
+    row?.map((cell): RawCell | undefined => {
+      const v = cell?.v;
+      if (v === undefined || v === null || v instanceof Date) return undefined;
+      if (typeof v === 'number') {
+        const z = cell?.z;
+        return { v, date: typeof z === 'string' && z !== 'General' && XLSX.SSF.is_date(z) };
+      }
+      return { v };
+    }),
+  );
 }
 
-function readSheet(name: string, sheet: XLSX.WorkSheet | undefined, dates: DateSystem): Sheet {
-  const grid = denseRows(sheet);
+function readSheet(name: string, grid: RawGrid, dates: DateSystem): Sheet {
   const headerCells = grid[0] ?? [];
   const columns: Array<string | undefined> = [];
   let emptyRun = 0;
@@ -91,7 +119,7 @@ function readSheet(name: string, sheet: XLSX.WorkSheet | undefined, dates: DateS
 
 /** A cell's value as pyxform renders it: trimmed text, integral numbers without ".0", TRUE/FALSE. */
 function cellText(
-  cell: XLSX.CellObject | undefined,
+  cell: RawCell | undefined,
   sheet: string,
   column: string,
   row: number,
@@ -99,17 +127,13 @@ function cellText(
 ): string | undefined {
   if (!cell) return undefined;
   const value = cell.v;
-  if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') {
     const trimmed = value.trim();
     if (trimmed === '') return undefined;
     return trimmed.includes('\u00a0') ? trimmed.replaceAll('\u00a0', ' ') : trimmed;
   }
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number') {
-    if (typeof cell.z === 'string' && cell.z !== 'General' && XLSX.SSF.is_date(cell.z)) return serialDateText(value, dates, sheet, column, row);
-    return numberText(value);
-  }
+  if (typeof value === 'number') return cell.date ? serialDateText(value, dates, sheet, column, row) : numberText(value);
   return undefined;
 }
 

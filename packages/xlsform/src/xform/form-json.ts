@@ -15,7 +15,7 @@ function pick(source: JsonObject, keys: ReadonlySet<string>, drop: ReadonlySet<s
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(source)) {
     if (!keys.has(k) || k.startsWith('_') || drop.has(k) || k === 'parent' || k === 'extra_data' || k === 'children' || k === 'choices') continue;
-    if (!isEmpty(v)) out[k] = structuredClone(v);
+    if (!isEmpty(v)) out[k] = v;
   }
   return out;
 }
@@ -24,8 +24,16 @@ function optionJson(option: Option): JsonObject {
   return pick(option.source, OPTION_JSON_KEYS);
 }
 
+// A list shared by many selects is serialised once and the result shared:
+// a form JSON is written out, not edited.
+const itemsetCache = new WeakMap<Itemset, JsonObject[]>();
 function itemsetJson(itemset: Itemset): JsonObject[] {
-  return itemset.options.map(optionJson);
+  let json = itemsetCache.get(itemset);
+  if (!json) {
+    json = itemset.options.map(optionJson);
+    itemsetCache.set(itemset, json);
+  }
+  return json;
 }
 
 function questionJson(q: Question): JsonObject {
@@ -33,7 +41,7 @@ function questionJson(q: Question): JsonObject {
   const out = pick(q.data, keys, new Set(q.typeDefaultKeys));
   // A label invented for "label" appearances shows in the JSON too.
   if (q.label === ' ' && !('label' in out)) out['label'] = ' ';
-  for (const [k, v] of Object.entries(q.userValues)) if (!isEmpty(v)) out[k] = structuredClone(v);
+  for (const [k, v] of Object.entries(q.userValues)) if (!isEmpty(v)) out[k] = v;
   if (q.choices) {
     const children = itemsetJson(q.choices);
     if (children.length > 0) out['children'] = children;

@@ -22,13 +22,16 @@ export function setAttr(element: XmlElement, name: string, value: string): void 
   else element.attrs.push([name, value]);
 }
 
+const TEXT_SPECIAL = /[&<>]/;
+const ATTR_SPECIAL = /[&<>"]/;
+
 export function escapeText(text: string): string {
-  if (!/[&<>]/.test(text)) return text;
+  if (!TEXT_SPECIAL.test(text)) return text;
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 export function escapeAttr(text: string): string {
-  if (!/[&<>"]/.test(text)) return text;
+  if (!ATTR_SPECIAL.test(text)) return text;
   return escapeText(text).replaceAll('"', '&quot;');
 }
 
@@ -52,67 +55,70 @@ function rawNodeCount(raw: string): { count: number; startsWithText: boolean } {
   return { count, startsWithText: !raw.startsWith('<output') };
 }
 
-function writeAttrs(out: string[], element: XmlElement): void {
-  for (const [k, v] of element.attrs) out.push(' ', k, '="', escapeAttr(v), '"');
+function attrs(element: XmlElement): string {
+  let out = '';
+  for (const [k, v] of element.attrs) out += ` ${k}="${escapeAttr(v)}"`;
+  return out;
 }
 
-function writeInline(out: string[], element: XmlElement): void {
-  out.push('<', element.tag);
-  writeAttrs(out, element);
-  if (element.children.length === 0) {
-    out.push('/>');
-    return;
-  }
-  out.push('>');
+function inline(element: XmlElement): string {
+  if (element.children.length === 0) return `<${element.tag}${attrs(element)}/>`;
+  let out = `<${element.tag}${attrs(element)}>`;
   for (const child of element.children) {
-    if (isElement(child)) writeInline(out, child);
-    else if ('text' in child) out.push(escapeText(child.text));
-    else out.push(child.raw);
+    if (isElement(child)) out += inline(child);
+    else if ('text' in child) out += escapeText(child.text);
+    else out += child.raw;
   }
-  out.push('</', element.tag, '>');
+  return `${out}</${element.tag}>`;
 }
 
-function write(out: string[], element: XmlElement, indent: string): void {
-  out.push(indent, '<', element.tag);
-  writeAttrs(out, element);
-  const children = element.children;
-  if (children.length === 0) {
-    out.push('/>\n');
-    return;
-  }
-  out.push('>');
-  const mixed = children.some((c) => !isElement(c));
-  if (mixed) {
-    let nodes = 0;
-    let firstIsText = false;
-    children.forEach((c, i) => {
-      if ('raw' in c) {
-        const info = rawNodeCount(c.raw);
-        nodes += info.count;
-        if (i === 0) firstIsText = info.startsWithText;
-      } else {
-        nodes++;
-        if (i === 0) firstIsText = 'text' in c;
-      }
-    });
-    if (nodes > 1 && firstIsText) out.push(' ');
-    for (const child of children) {
-      if (isElement(child)) writeInline(out, child);
-      else if ('text' in child) out.push(escapeText(child.text));
-      else out.push(child.raw);
+/** DOM node count of the children and whether the first is text (decides pyxform's padding spaces). */
+function mixedShape(children: XmlChild[]): { nodes: number; firstIsText: boolean } {
+  let nodes = 0;
+  let firstIsText = false;
+  for (let i = 0; i < children.length; i++) {
+    const c = children[i];
+    if (c === undefined) continue;
+    if ('raw' in c) {
+      const info = rawNodeCount(c.raw);
+      nodes += info.count;
+      if (i === 0) firstIsText = info.startsWithText;
+    } else {
+      nodes++;
+      if (i === 0) firstIsText = 'text' in c;
     }
-    if (nodes > 1) out.push(' ');
-  } else {
-    out.push('\n');
-    const inner = `${indent}  `;
-    for (const child of children) if (isElement(child)) write(out, child, inner);
-    out.push(indent);
   }
-  out.push('</', element.tag, '>\n');
+  return { nodes, firstIsText };
+}
+
+function write(element: XmlElement, indent: string): string {
+  const children = element.children;
+  const open = `${indent}<${element.tag}${attrs(element)}`;
+  if (children.length === 0) return `${open}/>\n`;
+  let mixed = false;
+  for (const c of children) {
+    if (!isElement(c)) {
+      mixed = true;
+      break;
+    }
+  }
+  if (mixed) {
+    // Text content stays on the element's line, as pyxform writes it.
+    const { nodes, firstIsText } = mixedShape(children);
+    let out = `${open}>${nodes > 1 && firstIsText ? ' ' : ''}`;
+    for (const child of children) {
+      if (isElement(child)) out += inline(child);
+      else if ('text' in child) out += escapeText(child.text);
+      else out += child.raw;
+    }
+    return `${out}${nodes > 1 ? ' ' : ''}</${element.tag}>\n`;
+  }
+  const inner = `${indent}  `;
+  let out = `${open}>\n`;
+  for (const child of children) if (isElement(child)) out += write(child, inner);
+  return `${out}${indent}</${element.tag}>\n`;
 }
 
 export function serialize(root: XmlElement): string {
-  const out: string[] = ['<?xml version="1.0"?>\n'];
-  write(out, root, '');
-  return out.join('');
+  return `<?xml version="1.0"?>\n${write(root, '')}`;
 }

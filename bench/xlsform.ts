@@ -1,0 +1,53 @@
+// `npm run bench -- xlsform [RUNS]`: XLSForm conversion speed on the shared
+// corpus: the synthetic big form (median of RUNS) and every corpus form
+// (median time per form), against pyxform 4.5's figures for the same files.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { convert } from '../packages/xlsform/src/index.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const formsDir = join(resolve(repoRoot, '../shared/xlsform-corpus'), 'forms');
+const BIG_FORM = 'synthetic__big_form.xlsx';
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function time(bytes: Uint8Array, fileName: string): number {
+  const start = performance.now();
+  const result = convert(bytes, { fileName });
+  const elapsed = performance.now() - start;
+  if (!result.ok && fileName === BIG_FORM) throw new Error(`${fileName}: ${result.errors[0]?.message ?? 'failed'}`);
+  return elapsed;
+}
+
+export async function main(args: string[]): Promise<void> {
+  const runs = Number(args[0] ?? 7) || 7;
+  const big = readFileSync(join(formsDir, BIG_FORM));
+  time(big, BIG_FORM); // warm-up: module loading and JIT
+  const bigTimes = Array.from({ length: runs }, () => time(big, BIG_FORM));
+
+  const names = readdirSync(formsDir).filter((n) => n !== BIG_FORM).sort();
+  const files = names.map((n) => ({ n, bytes: readFileSync(join(formsDir, n)) }));
+  for (const { n, bytes } of files) time(bytes, n); // warm-up
+  const perForm = files.map(({ n, bytes }) => median(Array.from({ length: 3 }, () => time(bytes, n))));
+
+  const rows: Array<[string, string, string, string]> = [
+    ['measure', 'gather (ms)', 'pyxform 4.5 (ms)', 'target (ms)'],
+    [`big form, median of ${runs}`, median(bigTimes).toFixed(1), '13400', '300'],
+    [`corpus median per form (${files.length} forms)`, median(perForm).toFixed(2), '9.7', '1'],
+    ['corpus p90 per form', percentile(perForm, 90).toFixed(2), '27', '-'],
+    ['corpus max per form', Math.max(...perForm).toFixed(2), '569', '-'],
+  ];
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+  for (const row of rows) console.log(row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  '));
+}
