@@ -6,7 +6,7 @@ import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
 import { descendants, isEntityPart, type Question, type Section, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import type { References } from './references.ts';
-import { el, escapeText, type XmlElement } from './xml.ts';
+import { escapeAttr, escapeText, textLine, type XmlChild } from './xml.ts';
 
 type Context = Question | Section | undefined;
 interface Entry {
@@ -200,31 +200,43 @@ function fillMissing(translations: Translations): void {
   }
 }
 
-export function itextElement(translations: Translations, defaultLanguage: string, refs: References): XmlElement {
-  const languages: XmlElement[] = [];
+/** The <itext> block, rendered straight to text (it is most of a big form's XForm). */
+export function itextElement(translations: Translations, defaultLanguage: string, refs: References, indent: string): XmlChild {
+  const i1 = `${indent}  `;
+  const i2 = `${i1}  `;
+  const i3 = `${i2}  `;
+  let out = `${indent}<itext>\n`;
   for (const [lang, texts] of translations) {
-    const translation = el('translation', lang === defaultLanguage ? { lang, default: 'true()' } : { lang });
+    const open = `${i1}<translation lang="${escapeAttr(lang)}"${lang === defaultLanguage ? ' default="true()"' : ''}`;
+    if (texts.size === 0) {
+      out += `${open}/>\n`;
+      continue;
+    }
+    out += `${open}>\n`;
     for (const [path, content] of texts) {
-      const kind = path.includes(':') ? path.slice(path.indexOf(':') + 1) : '';
-      const values: XmlElement[] = [];
+      const colon = path.indexOf(':');
+      const kind = colon >= 0 ? path.slice(colon + 1) : '';
+      let values = '';
       for (const [form, entry] of content) {
         if (form === 'type') continue;
         const raw = typeof entry === 'string' ? entry : entry.text;
         const context = typeof entry === 'string' ? undefined : entry.context;
-        const outputs = refs.insertOutputs(raw, context);
-        const body = (prefix = '') => (outputs !== undefined ? [{ raw: `${escapeText(prefix)}${outputs}` }] : [{ text: `${prefix}${raw}` }]);
-        if (kind === 'hint') {
-          values.push(el('value', form === 'guidance' ? { form: 'guidance' } : {}, body()));
-          continue;
+        let prefix = '';
+        let formAttr = '';
+        if (kind === 'hint') formAttr = form === 'guidance' ? ' form="guidance"' : '';
+        else if (form !== 'long') {
+          if (raw === '-') continue;
+          prefix = form === 'image' || form === 'big-image' ? 'jr://images/' : `jr://${form}/`;
+          formAttr = ` form="${escapeAttr(form)}"`;
         }
-        if (form === 'long') values.push(el('value', {}, body()));
-        else if (form === 'image' || form === 'big-image') {
-          if (raw !== '-') values.push(el('value', { form }, body('jr://images/')));
-        } else if (raw !== '-') values.push(el('value', { form }, body(`jr://${form}/`)));
+        const outputs = refs.insertOutputs(raw, context);
+        values += textLine(i3, 'value', formAttr, outputs !== undefined ? { raw: escapeText(prefix) + outputs } : { text: prefix + raw });
       }
-      translation.children.push(el('text', { id: path }, values));
+      const id = ` id="${escapeAttr(path)}"`;
+      out += values === '' ? `${i2}<text${id}/>\n` : `${i2}<text${id}>\n${values}${i2}</text>\n`;
     }
-    languages.push(translation);
+    out += `${i1}</translation>\n`;
   }
-  return el('itext', {}, languages);
+  out += `${indent}</itext>\n`;
+  return { block: out };
 }

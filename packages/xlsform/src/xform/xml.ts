@@ -7,8 +7,11 @@ export interface XmlElement {
   children: XmlChild[];
 }
 
-/** `raw` holds already-escaped markup (text with <output/> elements). */
-export type XmlChild = XmlElement | { text: string } | { raw: string };
+/**
+ * `raw` holds already-escaped markup (text with <output/> elements); `block`
+ * holds whole pre-rendered, indented lines (used for the big repetitive parts).
+ */
+export type XmlChild = XmlElement | { text: string } | { raw: string } | { block: string };
 
 export function el(tag: string, attrs: Record<string, string | undefined> = {}, children: XmlChild[] = []): XmlElement {
   const list: Array<[string, string]> = [];
@@ -67,18 +70,26 @@ function inline(element: XmlElement): string {
   for (const child of element.children) {
     if (isElement(child)) out += inline(child);
     else if ('text' in child) out += escapeText(child.text);
-    else out += child.raw;
+    else if ('raw' in child) out += child.raw;
   }
   return `${out}</${element.tag}>`;
 }
 
 /** DOM node count of the children and whether the first is text (decides pyxform's padding spaces). */
+/** One element with text or raw markup content, written on one line. */
+export function textLine(indent: string, tag: string, attributes: string, content: { text: string } | { raw: string }): string {
+  if ('text' in content) return `${indent}<${tag}${attributes}>${escapeText(content.text)}</${tag}>\n`;
+  const { nodes, firstIsText } = mixedShape([content]);
+  return `${indent}<${tag}${attributes}>${nodes > 1 && firstIsText ? ' ' : ''}${content.raw}${nodes > 1 ? ' ' : ''}</${tag}>\n`;
+}
+
 function mixedShape(children: XmlChild[]): { nodes: number; firstIsText: boolean } {
   let nodes = 0;
   let firstIsText = false;
   for (let i = 0; i < children.length; i++) {
     const c = children[i];
     if (c === undefined) continue;
+    if ('block' in c) continue;
     if ('raw' in c) {
       const info = rawNodeCount(c.raw);
       nodes += info.count;
@@ -97,7 +108,7 @@ function write(element: XmlElement, indent: string): string {
   if (children.length === 0) return `${open}/>\n`;
   let mixed = false;
   for (const c of children) {
-    if (!isElement(c)) {
+    if ('text' in c || 'raw' in c) {
       mixed = true;
       break;
     }
@@ -109,13 +120,16 @@ function write(element: XmlElement, indent: string): string {
     for (const child of children) {
       if (isElement(child)) out += inline(child);
       else if ('text' in child) out += escapeText(child.text);
-      else out += child.raw;
+      else if ('raw' in child) out += child.raw;
     }
     return `${out}${nodes > 1 ? ' ' : ''}</${element.tag}>\n`;
   }
   const inner = `${indent}  `;
   let out = `${open}>\n`;
-  for (const child of children) if (isElement(child)) out += write(child, inner);
+  for (const child of children) {
+    if (isElement(child)) out += write(child, inner);
+    else if ('block' in child) out += child.block;
+  }
   return `${out}${indent}</${element.tag}>\n`;
 }
 
