@@ -58,11 +58,15 @@ function headerTokens(header: string, useDoubleColon: boolean, options: HeaderOp
   return [header, tokens];
 }
 
+const HAS_SMART_QUOTE = /[\u2018\u2019\u201c\u201d]/;
+
 export function cleanText(value: string, collapseSpaces: boolean): string {
   let text = value;
-  if (collapseSpaces) text = text.trim().replace(SPACE_RUN, ' ');
-  if (text.length > 0 && SMART_QUOTE.test(text)) text = text.replace(SMART_QUOTE, (q) => SMART_QUOTES[q] ?? q);
-  SMART_QUOTE.lastIndex = 0;
+  if (collapseSpaces) {
+    text = text.trim();
+    if (text.includes('  ')) text = text.replace(SPACE_RUN, ' ');
+  }
+  if (HAS_SMART_QUOTE.test(text)) text = text.replace(SMART_QUOTE, (q) => SMART_QUOTES[q] ?? q);
   return text;
 }
 

@@ -27,7 +27,15 @@ export function text(value: Json | undefined): string | undefined {
 
 /** A deep copy of a row (pyxform copies rows before amending them). */
 export function copyObject(value: JsonObject): JsonObject {
-  return structuredClone(value);
+  const out: JsonObject = {};
+  for (const key in value) out[key] = copyJson(value[key] ?? null);
+  return out;
+}
+
+function copyJson(value: Json): Json {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  return copyObject(value);
 }
 
 export function levenshtein(a: string, b: string): number {

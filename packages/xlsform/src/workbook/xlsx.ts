@@ -107,6 +107,15 @@ function columnIndex(ref: string): number {
   return col - 1;
 }
 
+/** A cell attribute's raw value (cell attributes never need unescaping). */
+function attrValue(attrs: string, prefix: string): string | undefined {
+  const at = attrs.indexOf(prefix);
+  if (at < 0) return undefined;
+  const start = at + prefix.length;
+  const end = attrs.indexOf('"', start);
+  return end < 0 ? undefined : attrs.slice(start, end);
+}
+
 const ROW = /<row\b([^>]*?)(\/>|>([\s\S]*?)<\/row>)/g;
 const CELL = /<c\b([^>]*?)(\/>|>([\s\S]*?)<\/c>)/g;
 const VALUE = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/;
@@ -131,12 +140,12 @@ function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGri
     CELL.lastIndex = 0;
     for (let cell = CELL.exec(body); cell; cell = CELL.exec(body)) {
       const attrs = cell[1] ?? '';
-      const ref = /\sr="([A-Z]+)\d*"/.exec(attrs);
-      const c = ref ? columnIndex(ref[1] ?? 'A') : nextCol;
+      const ref = attrValue(attrs, ' r="');
+      const c = ref !== undefined ? columnIndex(ref) : nextCol;
       nextCol = c + 1;
       const inner = cell[3];
       if (!inner) continue;
-      const type = /\st="([^"]*)"/.exec(attrs)?.[1] ?? 'n';
+      const type = attrValue(attrs, ' t="') ?? 'n';
       let value: RawCell | undefined;
       if (type === 'inlineStr') {
         const is = INLINE.exec(inner);
@@ -151,8 +160,8 @@ function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGri
         else if (type === 'd') value = { v: unescapeXml(raw) };
         else {
           const n = Number(raw);
-          const style = /\ss="(\d+)"/.exec(attrs);
-          value = { v: n, date: style ? dates[Number(style[1])] === true : false };
+          const style = attrValue(attrs, ' s="');
+          value = { v: n, date: style !== undefined && dates[Number(style)] === true };
         }
       }
       if (value) cells[c] = value;

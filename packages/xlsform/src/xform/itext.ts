@@ -48,39 +48,41 @@ export function needsItextRef(e: Question | Section): boolean {
   return isObject(e.label ?? null) || (e.media !== undefined && Object.keys(e.media).length > 0);
 }
 
-function* elementTexts(e: Question | Section, defaultLanguage: string): Generator<[string, string, string, Context]> {
+type AddText = (lang: string, path: string, form: string, text: string, context: Context) => void;
+
+/** Every translated text of an element: bind messages, label, hint and guidance hint. */
+function elementTexts(e: Question | Section, defaultLanguage: string, add: AddText): void {
   const base = xpathOf(e);
   const bind = e.bind;
   if (bind) {
-    for (const key of ['jr:constraintMsg', 'jr:requiredMsg', 'jr:noAppErrorString']) {
+    for (const key of MESSAGE_KEYS) {
       const message = bind[key];
+      if (message === undefined) continue;
       const path = `${base}:${key}`;
-      if (isObject(message)) for (const [lang, t] of Object.entries(message)) yield [lang, path, str(t), e];
+      if (isObject(message)) for (const lang in message) add(lang, path, 'long', str(message[lang]), e);
       else if (key !== 'jr:noAppErrorString' && typeof message === 'string' && message && hasRef(message)) {
-        yield [defaultLanguage, path, message, e];
+        add(defaultLanguage, path, 'long', message, e);
       }
     }
   }
   const guidance = e.kind === 'question' ? e.guidanceHint : undefined;
-  const displays: Array<['label' | 'hint' | 'guidance_hint', Json | undefined]> = [
-    ['label', e.label],
-    ['hint', e.hint],
-    ['guidance_hint', guidance],
-  ];
-  for (const [display, raw] of displays) {
-    let value = raw;
-    if (display === 'label' && needsItextRef(e) && !isObject(value ?? null) && value) value = { [defaultLanguage]: value };
-    if (display === 'guidance_hint' && value !== undefined && value !== null && !isObject(value) && str(value).length > 0) {
-      value = { [defaultLanguage]: value };
-    }
-    if (display === 'hint' && !isObject(value ?? null) && value && str(value).length > 0 && guidance !== undefined && guidance !== null && str(guidance).length > 0) {
-      value = { [defaultLanguage]: value };
-    }
-    if (isObject(value ?? null) && isObject(value)) {
-      for (const [lang, t] of Object.entries(value)) yield [lang, `${base}:${display}`, str(t), e];
-    }
+  const guidanceIsText = guidance !== undefined && guidance !== null && !isObject(guidance) && str(guidance).length > 0;
+  const hasGuidance = guidanceIsText || (isObject(guidance ?? null) && Object.keys(guidance ?? {}).length > 0);
+  let label = e.label;
+  if (!isObject(label ?? null) && label && needsItextRef(e)) label = { [defaultLanguage]: label };
+  if (isObject(label ?? null) && isObject(label)) for (const lang in label) add(lang, `${base}:label`, 'long', str(label[lang]), e);
+  let hint = e.hint;
+  if (!isObject(hint ?? null) && hint && str(hint).length > 0 && hasGuidance) hint = { [defaultLanguage]: hint };
+  if (isObject(hint ?? null) && isObject(hint)) for (const lang in hint) add(lang, `${base}:hint`, 'long', str(hint[lang]), e);
+  let guidanceTexts = guidance;
+  if (guidanceIsText && guidance !== undefined) guidanceTexts = { [defaultLanguage]: guidance };
+  // Guidance hints are hint texts of form "guidance".
+  if (isObject(guidanceTexts ?? null) && isObject(guidanceTexts)) {
+    for (const lang in guidanceTexts) add(lang, `${base}:hint`, 'guidance', str(guidanceTexts[lang]), e);
   }
 }
+
+const MESSAGE_KEYS = ['jr:constraintMsg', 'jr:requiredMsg', 'jr:noAppErrorString'] as const;
 
 /** Selects whose appearance uses search(): their items go inline, so their list gets no instance. */
 function redirectSearch(q: Question, tree: SurveyTree): boolean {
@@ -126,22 +128,17 @@ export function collectTranslations(tree: SurveyTree, defaultLanguage: string): 
   }
   const searchLists: Array<[string, string | undefined]> = [];
   const otherLists: Array<[string, string | undefined]> = [];
+  const add: AddText = (lang, path, form, text, context) => {
+    const entry = forms(translations, lang, path);
+    entry.set(form, { text, context });
+    entry.set('type', 'question');
+  };
   for (const e of descendants(tree.root)) {
     if (e.kind === 'external' || isEntityPart(e)) continue;
     if (e.kind === 'question' && e.questionClass === 'select') {
       (redirectSearch(e, tree) ? searchLists : otherLists).push([e.name, e.listName]);
     }
-    for (const [lang, rawPath, text, context] of elementTexts(e, defaultLanguage)) {
-      let path = rawPath;
-      let form = 'long';
-      if (path.includes('guidance_hint')) {
-        path = path.replace('guidance_hint', 'hint');
-        form = 'guidance';
-      }
-      const entry = forms(translations, lang, path);
-      entry.set(form, { text, context });
-      entry.set('type', 'question');
-    }
+    elementTexts(e, defaultLanguage, add);
   }
   for (const [question, list] of searchLists) {
     const others = otherLists.filter(([, l]) => l === list).map(([q]) => `'${q}'`);
@@ -183,9 +180,12 @@ function fillMissing(translations: Translations): void {
   const all = new Map<string, Set<string>>();
   for (const language of translations.values()) {
     for (const [path, content] of language) {
-      const set = all.get(path) ?? new Set<string>();
+      let set = all.get(path);
+      if (!set) {
+        set = new Set<string>();
+        all.set(path, set);
+      }
       for (const form of content.keys()) set.add(form);
-      all.set(path, set);
     }
   }
   for (const language of translations.values()) {
@@ -194,7 +194,7 @@ function fillMissing(translations: Translations): void {
       if (!content) {
         content = new Map();
         language.set(path, content);
-      }
+      } else if (content.size === formSet.size) continue; // already complete
       for (const form of formSet) if (!content.has(form)) content.set(form, '-');
     }
   }
