@@ -1,10 +1,11 @@
-// `gather <command>`: start, migrate, xls2xform, help.
+// `gather <command>`: start, worker, migrate, xls2xform, help.
 import { loadConfig, SETTINGS } from './config.ts';
 
 const USAGE = `usage: gather <command>
 
 commands:
   start                               run the HTTP server (migrates first)
+  worker                              run background job workers only (WORKERS of them, at least 1)
   migrate                             apply database migrations and exit
   xls2xform FORM OUT.xml [--json OUT.json] [--name ROOT]
                                       convert an XLSForm to an ODK XForm
@@ -20,6 +21,11 @@ export async function runCli(args: string[]): Promise<void> {
     case 'start': {
       const { startServer } = await import('./main.ts');
       await startServer(loadConfig());
+      return;
+    }
+    case 'worker': {
+      const { runWorkerProcess } = await import('./worker.ts');
+      await runWorkerProcess(loadConfig());
       return;
     }
     case 'migrate': {

@@ -1,0 +1,180 @@
+// SQL for the jobs table. Every write a worker makes after claiming a job checks the claim's
+// token (locked_by), so a worker that lost its lease cannot overwrite the job's new owner.
+import type { Insertable } from 'kysely';
+import type { DbOrTx, Tx } from '../platform/db.ts';
+import type { JobsTable } from '../platform/schema.ts';
+import type { JobProgress, JobRow } from './queue.ts';
+
+export async function insertJob(db: DbOrTx, job: Insertable<JobsTable>): Promise<{ id: number; uuid: string }> {
+  return db.insertInto('jobs').values(job).returning(['id', 'uuid']).executeTakeFirstOrThrow();
+}
+
+export async function findJobRowByUuid(db: DbOrTx, uuid: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+}
+
+export async function findJobRowById(db: DbOrTx, id: number): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The oldest job that is due (PENDING and past run_after) or abandoned (STARTED with an expired
+ * lease), locked for this transaction; rows other workers are claiming right now are skipped.
+ */
+export async function findNextClaimableJob(trx: Tx, now: Date): Promise<JobRow | undefined> {
+  return trx
+    .selectFrom('jobs')
+    .selectAll()
+    // Repeats the partial index's predicate so the planner uses it whatever it proves.
+    .where('status', 'in', ['PENDING', 'STARTED'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'PENDING'), eb('run_after', '<=', now)]),
+        eb.and([eb('status', '=', 'STARTED'), eb('locked_until', '<', now)]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+export async function markJobStarted(
+  trx: Tx,
+  id: number,
+  claim: { attempts: number; maxAttempts: number; lockedBy: string; lockedUntil: Date; startedAt: Date; error: string | null },
+): Promise<JobRow> {
+  return trx
+    .updateTable('jobs')
+    .set({
+      status: 'STARTED',
+      attempts: claim.attempts,
+      max_attempts: claim.maxAttempts,
+      locked_by: claim.lockedBy,
+      locked_until: claim.lockedUntil,
+      started_at: claim.startedAt,
+      error: claim.error,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Fails a job inside the claim transaction, without running it (no handler, or no attempts left). */
+export async function markClaimedJobFailed(
+  trx: Tx,
+  id: number,
+  failure: { attempts: number; maxAttempts: number; error: string; finishedAt: Date },
+): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set({
+      status: 'FAILURE',
+      attempts: failure.attempts,
+      max_attempts: failure.maxAttempts,
+      error: failure.error,
+      finished_at: failure.finishedAt,
+      locked_by: null,
+      locked_until: null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** False when the claim no longer holds the job (its lease expired and another worker took it). */
+export async function extendJobLease(db: DbOrTx, id: number, lockedBy: string, lockedUntil: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: lockedUntil })
+    .where('id', '=', id)
+    .where('status', '=', 'STARTED')
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function updateJobProgress(db: DbOrTx, id: number, lockedBy: string, progress: JobProgress): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ progress: JSON.stringify(progress) })
+    .where('id', '=', id)
+    .where('status', '=', 'STARTED')
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function markJobSucceeded(
+  db: DbOrTx,
+  id: number,
+  lockedBy: string,
+  outcome: { result: string; progress: JobProgress | undefined; finishedAt: Date },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: 'SUCCESS',
+      result: outcome.result,
+      error: null,
+      ...(outcome.progress ? { progress: JSON.stringify(outcome.progress) } : {}),
+      finished_at: outcome.finishedAt,
+      locked_by: null,
+      locked_until: null,
+    })
+    .where('id', '=', id)
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function markJobFailed(
+  db: DbOrTx,
+  id: number,
+  lockedBy: string,
+  outcome: { error: string; finishedAt: Date },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'FAILURE', error: outcome.error, finished_at: outcome.finishedAt, locked_by: null, locked_until: null })
+    .where('id', '=', id)
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Back to PENDING until runAfter, keeping the attempt and the error that caused the retry. */
+export async function scheduleJobRetry(
+  db: DbOrTx,
+  id: number,
+  lockedBy: string,
+  retry: { error: string; runAfter: Date },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'PENDING', error: retry.error, run_after: retry.runAfter, locked_by: null, locked_until: null })
+    .where('id', '=', id)
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Hands an interrupted job back (graceful shutdown): PENDING and due now, and the attempt is not
+ * counted, since the job itself did nothing wrong.
+ */
+export async function releaseJob(db: DbOrTx, id: number, lockedBy: string, runAfter: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'PENDING',
+      attempts: eb('attempts', '-', 1),
+      run_after: runAfter,
+      locked_by: null,
+      locked_until: null,
+    }))
+    .where('id', '=', id)
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,25 @@
+// `gather worker`: job workers only, no HTTP, until SIGINT/SIGTERM. On PostgreSQL any number of
+// these can share the queue with the servers.
+import type { Config } from './config.ts';
+import { openRuntime } from './runtime.ts';
+import { buildJobRegistry } from './jobs/handlers.ts';
+import { consoleJobLog } from './jobs/log.ts';
+import { startWorkers } from './jobs/worker.ts';
+
+export async function runWorkerProcess(config: Config): Promise<void> {
+  const runtime = await openRuntime(config, { log: (line) => console.log(line) });
+  const count = Math.max(1, config.workers);
+  const workers = startWorkers(runtime.deps, buildJobRegistry(), { count, log: consoleJobLog });
+  console.log(`${count} job worker${count === 1 ? '' : 's'} started`);
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal} received, finishing running jobs`);
+    await workers.stop();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
