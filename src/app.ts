@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AppDeps } from './context.ts';
@@ -10,6 +11,8 @@ import { installConventions, stripFormatSuffix } from './http/conventions.ts';
 import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticate.ts';
 import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
+import { registerProjectRoutes } from './modules/projects/routes.ts';
+import { registerFormRoutes } from './modules/forms/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -28,6 +31,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   // DRF parses JSON, form-encoded and multipart bodies; anything else is a 415.
   app.removeContentTypeParser('text/plain');
   await app.register(formbody);
+  await app.register(multipart, { limits: { fileSize: deps.config.uploadLimitBytes, files: 10, fields: 100 } });
   await app.register(cors, {
     origin: deps.config.corsOrigins === '*' ? '*' : [...deps.config.corsOrigins],
     methods: ['DELETE', 'GET', 'OPTIONS', 'PATCH', 'POST', 'PUT'],
@@ -55,6 +59,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators()));
   registerMetaRoutes(app);
   registerAccountRoutes(app);
+  registerProjectRoutes(app);
+  registerFormRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;
 }

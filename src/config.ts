@@ -21,6 +21,14 @@ export interface Config {
   readonly logLevel: string;
   readonly disableCreatingUsers: boolean;
   readonly authCacheMs: number;
+  readonly allowPrivateUrls: boolean;
+  readonly remoteFetchTimeoutMs: number;
+  /** Job worker loops the server runs in-process; 0: none (run `gather worker` processes instead). */
+  readonly workers: number;
+  readonly oauthAccessTokenSeconds: number;
+  readonly oauthAuthorizationCodeSeconds: number;
+  /** Unset: refresh tokens never expire (django-oauth-toolkit's default, kept by onadata). */
+  readonly oauthRefreshTokenSeconds: number | undefined;
 }
 
 /** Every setting with its default and meaning; `gather --help` prints this table. */
@@ -40,6 +48,12 @@ export const SETTINGS = [
   ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
   ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
+  ['WORKERS', '1', 'background job workers in the server process (0: none; use `gather worker`)'],
+  ['OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', '36000', 'lifetime of an OAuth 2 access token'],
+  ['OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', '60', 'lifetime of an OAuth 2 authorization code'],
+  ['OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', '(unset: never)', 'lifetime of an OAuth 2 refresh token'],
+  ['ALLOW_PRIVATE_URLS', 'false', 'let xls_url fetch from loopback and private-network addresses'],
+  ['REMOTE_FETCH_TIMEOUT', '30', 'seconds allowed for fetching an xls_url'],
   ['LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
 ] as const;
 
@@ -83,5 +97,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env['LOG_LEVEL'] || 'info',
     disableCreatingUsers: /^(1|true|yes)$/i.test(env['DISABLE_CREATING_USERS'] ?? ''),
     authCacheMs: integer(env, 'AUTH_CACHE_MS', 2000),
+    allowPrivateUrls: /^(1|true|yes)$/i.test(env['ALLOW_PRIVATE_URLS'] ?? ''),
+    remoteFetchTimeoutMs: integer(env, 'REMOTE_FETCH_TIMEOUT', 30) * 1000,
+    workers: integer(env, 'WORKERS', 1),
+    oauthAccessTokenSeconds: Math.max(1, integer(env, 'OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', 36000)),
+    oauthAuthorizationCodeSeconds: Math.max(1, integer(env, 'OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', 60)),
+    oauthRefreshTokenSeconds: integer(env, 'OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', 0) || undefined,
   });
 }

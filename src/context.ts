@@ -5,6 +5,8 @@ import type { Clock } from './platform/clock.ts';
 import type { Sealer } from './platform/secrets.ts';
 import type { Principal } from './access/principal.ts';
 import type { AuthCache } from './modules/auth/auth-cache.ts';
+import type { JobWakeup } from './jobs/wakeup.ts';
+import type { Mailer } from './platform/mailer.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -12,6 +14,9 @@ export interface AppDeps {
   readonly clock: Clock;
   readonly sealer: Sealer;
   readonly authCache: AuthCache;
+  readonly mailer: Mailer;
+  /** After committing a transaction that enqueued a job: `deps.jobWakeup?.wake()` starts it now. */
+  readonly jobWakeup?: JobWakeup;
 }
 
 export interface RequestContext extends AppDeps {

@@ -36,6 +36,10 @@ export const errors = {
   errorKey: (message: string) => new AppError(400, { error: message }),
   /** change_password's validator failures: `{"errors": [...]}`. */
   passwordRejected: (problems: string[]) => new AppError(400, { errors: problems }),
+  /** A form that could not be published (XLSForm errors): onadata's alert body. */
+  publishFailed: (text: string) => new AppError(400, { type: 'alert-error', text }),
+  /** Some form endpoints answer `{"message": "…"}`. */
+  message: (text: string, status = 400) => new AppError(status, { message: text }),
   throttled: (seconds: number) =>
     new AppError(
       429,

@@ -7,6 +7,8 @@ import { migrate } from './platform/migrator.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { createSealer } from './platform/secrets.ts';
 import { AuthCache } from './modules/auth/auth-cache.ts';
+import { JobWakeup } from './jobs/wakeup.ts';
+import { createLogMailer, type Mailer } from './platform/mailer.ts';
 
 export interface Runtime {
   readonly deps: AppDeps;
@@ -16,7 +18,7 @@ export interface Runtime {
 
 export async function openRuntime(
   config: Config,
-  options: { pgliteDir?: string; clock?: Clock; log?: (line: string) => void } = {},
+  options: { pgliteDir?: string; clock?: Clock; log?: (line: string) => void; mailer?: Mailer } = {},
 ): Promise<Runtime> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -34,6 +36,8 @@ export async function openRuntime(
     clock: options.clock ?? systemClock,
     sealer: createSealer(config.secretKey),
     authCache: new AuthCache(config.authCacheMs),
+    jobWakeup: new JobWakeup(),
+    mailer: options.mailer ?? createLogMailer((line) => console.log(line)),
   };
   return { deps, database, close: () => database.close() };
 }

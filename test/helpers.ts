@@ -8,12 +8,14 @@ import { loadConfig, type Config } from '../src/config.ts';
 import type { AppDeps } from '../src/context.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import type { Clock } from '../src/platform/clock.ts';
+import { MemoryMailer } from '../src/platform/mailer.ts';
 
 export interface TestServer {
   app: FastifyInstance;
   deps: AppDeps;
   runtime: Runtime;
   clock: TestClock;
+  mailer: MemoryMailer;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,8 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
   };
   const config: Config = loadConfig(env);
   const clock = new TestClock();
-  const runtime = await openRuntime(config, { pgliteDir: 'memory://', clock });
+  const mailer = new MemoryMailer();
+  const runtime = await openRuntime(config, { pgliteDir: 'memory://', clock, mailer });
   const app = await buildApp(runtime.deps);
   await app.ready();
   return {
@@ -69,6 +72,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
     deps: runtime.deps,
     runtime,
     clock,
+    mailer,
     close: async () => {
       await app.close();
       await runtime.close();
@@ -115,4 +119,37 @@ export async function createUser(
 
 export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
   return JSON.parse(response.body) as T;
+}
+
+export interface TestDatabase {
+  deps: AppDeps;
+  runtime: Runtime;
+  clock: TestClock;
+  /** The fresh database's URL on PostgreSQL (DATABASE_URL set); undefined on in-memory PGlite. */
+  databaseUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+/** A migrated database and the app's dependencies, without the HTTP app (jobs, services). */
+export async function startTestDatabase(overrides: Record<string, string> = {}): Promise<TestDatabase> {
+  const serverUrl = process.env['DATABASE_URL'];
+  const pgDb = serverUrl ? await createPostgresDatabase(serverUrl) : undefined;
+  const config = loadConfig({
+    DATA_DIR: '/nonexistent-test-data-dir',
+    SECRET_KEY: 'test-secret-key',
+    ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
+    ...overrides,
+  });
+  const clock = new TestClock();
+  const runtime = await openRuntime(config, { pgliteDir: 'memory://', clock });
+  return {
+    deps: runtime.deps,
+    runtime,
+    clock,
+    databaseUrl: pgDb?.url,
+    close: async () => {
+      await runtime.close();
+      await pgDb?.drop();
+    },
+  };
 }

@@ -3,6 +3,7 @@
 import { errors } from '../errors.ts';
 import type { UserRow } from '../modules/accounts/repository.ts';
 import { isAuthenticated, type Principal } from './principal.ts';
+import { formRoleAllows, projectRoleAllows, type FormPermission, type ProjectPermission, type Role } from './roles.ts';
 
 export type { Principal } from './principal.ts';
 export { anonymous, isAuthenticated } from './principal.ts';
@@ -41,4 +42,56 @@ export function canSeeProfileMetadata(actor: Principal, profile: UserRow): boole
 /** Only the account itself may change its password. */
 export function canChangePassword(actor: Principal, profile: UserRow): boolean {
   return isAuthenticated(actor) && actor.user.id === profile.id;
+}
+
+// ---------------------------------------------------------------- projects and forms
+
+export * from './roles.ts';
+
+/** What the access decisions need to know about a project and the caller's role on it. */
+export interface ProjectAccessFacts {
+  shared: boolean;
+  role: Role | undefined;
+}
+
+export interface FormAccessFacts {
+  shared: boolean;
+  role: Role | undefined;
+}
+
+/** A project is visible to its role holders, and to everyone when public. */
+export function canSeeProject(project: ProjectAccessFacts): boolean {
+  return project.role !== undefined || project.shared;
+}
+
+/** Public projects seen by outsiders get onadata's reduced shape. */
+export function seesFullProject(project: ProjectAccessFacts): boolean {
+  return projectRoleAllows(project.role, 'view_project');
+}
+
+export function projectAllows(project: ProjectAccessFacts, permission: ProjectPermission): boolean {
+  return projectRoleAllows(project.role, permission);
+}
+
+export function canSeeForm(form: FormAccessFacts): boolean {
+  return form.role !== undefined || form.shared;
+}
+
+export function formAllows(form: FormAccessFacts, permission: FormPermission): boolean {
+  return formRoleAllows(form.role, permission);
+}
+
+/**
+ * Whether the caller may create projects or publish forms in `accountId`'s account
+ * (onadata's can_add_project / can_add_xform on the account's profile). For personal accounts
+ * that is the account itself; organisations will add their owners and managers.
+ */
+export function canAddToAccount(actor: Principal, accountId: number): boolean {
+  return isAuthenticated(actor) && actor.user.id === accountId;
+}
+
+/** 404 for what the caller may not see, 403 for what they see but may not change. */
+export function denyUnlessAllowed(visible: boolean, allowed: boolean, notFoundModel: string): void {
+  if (!visible) throw errors.noMatch(notFoundModel);
+  if (!allowed) throw errors.permissionDenied();
 }

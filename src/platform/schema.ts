@@ -52,6 +52,188 @@ export interface SchemaMigrationsTable {
   applied_at: DefaultedTimestamp;
 }
 
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  name: string;
+  owner_id: number;
+  created_by: number | null;
+  metadata: Json;
+  shared: Generated<boolean>;
+  date_created: DefaultedTimestamp;
+  date_modified: DefaultedTimestamp;
+  deleted_at: NullableTimestamp;
+  deleted_by: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface RoleTable {
+  user_id: number;
+  role: string;
+}
+export interface ProjectRolesTable extends RoleTable {
+  project_id: number;
+}
+export interface FormRolesTable extends RoleTable {
+  form_id: number;
+}
+export interface ProjectTagsTable {
+  project_id: number;
+  tag: string;
+}
+export interface FormTagsTable {
+  form_id: number;
+  tag: string;
+}
+export interface ProjectStarsTable {
+  project_id: number;
+  user_id: number;
+}
+
+export interface FormsTable {
+  id: Generated<number>;
+  project_id: number;
+  owner_id: number;
+  created_by: number | null;
+  id_string: string;
+  sms_id_string: Generated<string>;
+  title: string;
+  description: Generated<string>;
+  version: Generated<string>;
+  uuid: string;
+  xml: string;
+  json: Json;
+  hash: string;
+  shared: Generated<boolean>;
+  shared_data: Generated<boolean>;
+  downloadable: Generated<boolean>;
+  require_auth: Generated<boolean>;
+  public_key: Generated<string>;
+  encrypted: Generated<boolean>;
+  allows_sms: Generated<boolean>;
+  has_hxl_support: Generated<boolean>;
+  instances_with_geopoints: Generated<boolean>;
+  instances_with_osm: Generated<boolean>;
+  num_of_submissions: Generated<number>;
+  last_submission_time: NullableTimestamp;
+  xls_blob: string | null;
+  xls_filename: string | null;
+  itemsets_csv: string | null;
+  date_created: DefaultedTimestamp;
+  date_modified: DefaultedTimestamp;
+  last_updated_at: DefaultedTimestamp;
+  deleted_at: NullableTimestamp;
+  deleted_by: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface FormVersionsTable {
+  id: Generated<number>;
+  form_id: number;
+  version: string;
+  xml: string;
+  json: Json;
+  created_by: number | null;
+  date_created: DefaultedTimestamp;
+  date_modified: DefaultedTimestamp;
+}
+
+export interface FormMetadataTable {
+  id: Generated<number>;
+  form_id: number;
+  data_type: string;
+  data_value: Generated<string>;
+  extra_data: Json;
+  data_file: string | null;
+  data_file_type: string | null;
+  file_hash: string | null;
+  date_created: DefaultedTimestamp;
+  deleted_at: NullableTimestamp;
+}
+
+export interface SurveyDraftsTable {
+  id: Generated<number>;
+  user_id: number;
+  unique_string: string;
+  body: string;
+  created_at: DefaultedTimestamp;
+}
+
+export interface BlobsTable {
+  sha256: string;
+  content_type: Generated<string>;
+  size: number;
+  data: Uint8Array;
+  created_at: DefaultedTimestamp;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  uuid: string;
+  type: string;
+  payload: ColumnType<unknown, string, string>;
+  status: ColumnType<'PENDING' | 'STARTED' | 'SUCCESS' | 'FAILURE', 'PENDING' | undefined, 'PENDING' | 'STARTED' | 'SUCCESS' | 'FAILURE'>;
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  progress: ColumnType<{ current: number; total: number } | null, string | null | undefined, string | null>;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: number | null;
+  run_after: DefaultedTimestamp;
+  locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  locked_by: ColumnType<string | null, string | null | undefined, string | null>;
+  created_by: number | null;
+  created_at: DefaultedTimestamp;
+  started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+// ---- OAuth 2 (migrations/0004_oauth.sql)
+
+export interface OAuthApplicationsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  client_id: string;
+  client_secret_hash: Uint8Array | null;
+  client_type: 'confidential' | 'public';
+  authorization_grant_type: 'authorization-code';
+  redirect_uris: string;
+  created_at: DefaultedTimestamp;
+}
+
+export interface OAuthAuthorizationCodesTable {
+  id: Generated<number>;
+  code_hash: Uint8Array;
+  application_id: number;
+  user_id: number;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_at: Date;
+  created_at: DefaultedTimestamp;
+}
+
+export interface OAuthAccessTokensTable {
+  id: Generated<number>;
+  token_hash: Uint8Array;
+  application_id: number;
+  user_id: number;
+  scope: string;
+  expires_at: Date;
+  created_at: DefaultedTimestamp;
+}
+
+export interface OAuthRefreshTokensTable {
+  id: Generated<number>;
+  token_hash: Uint8Array;
+  access_token_id: number | null;
+  application_id: number;
+  user_id: number;
+  scope: string;
+  created_at: DefaultedTimestamp;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Schema {
   users: UsersTable;
   password_history: PasswordHistoryTable;
@@ -59,4 +241,20 @@ export interface Schema {
   temp_tokens: TokenTable;
   login_failures: LoginFailuresTable;
   schema_migrations: SchemaMigrationsTable;
+  projects: ProjectsTable;
+  project_roles: ProjectRolesTable;
+  project_tags: ProjectTagsTable;
+  project_stars: ProjectStarsTable;
+  forms: FormsTable;
+  form_roles: FormRolesTable;
+  form_tags: FormTagsTable;
+  form_versions: FormVersionsTable;
+  form_metadata: FormMetadataTable;
+  survey_drafts: SurveyDraftsTable;
+  blobs: BlobsTable;
+  jobs: JobsTable;
+  oauth_applications: OAuthApplicationsTable;
+  oauth_authorization_codes: OAuthAuthorizationCodesTable;
+  oauth_access_tokens: OAuthAccessTokensTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
 }

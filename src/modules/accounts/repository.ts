@@ -111,3 +111,14 @@ export async function listPasswordHistory(db: DbOrTx, userId: number): Promise<s
     .execute();
   return rows.map((r) => r.password_hash);
 }
+
+/** Exact usernames, active or not (sharing reports the inactive ones by name). */
+export async function listUsersByUsernames(db: DbOrTx, usernames: readonly string[]): Promise<UserRow[]> {
+  if (usernames.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('username', 'in', usernames).execute();
+}
+
+export async function listUsersByIds(db: DbOrTx, ids: readonly number[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('id').execute();
+}

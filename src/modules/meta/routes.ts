@@ -1,7 +1,7 @@
 // The API root, its redirect, and the OpenAPI document.
 import type { FastifyInstance } from 'fastify';
 
-const RESOURCES = ['users', 'user', 'profiles'] as const;
+const RESOURCES = ['users', 'user', 'profiles', 'projects', 'forms'] as const;
 
 export function registerMetaRoutes(app: FastifyInstance): void {
   app.get('/api/v1', {

@@ -1,0 +1,33 @@
+// survey_preview: compile CSV XLSForm text, keep it under a random name, serve its XForm later.
+import { randomBytes } from 'node:crypto';
+import { convert } from '../../../packages/xlsform/src/index.ts';
+import type { RequestContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import { requireUser } from '../../access/index.ts';
+import type { Payload } from '../../http/payload.ts';
+import { findActiveUserByUsername } from '../accounts/repository.ts';
+import { findSurveyDraft, insertSurveyDraft } from './drafts-repository.ts';
+
+export async function createSurveyPreview(ctx: RequestContext, payload: Payload): Promise<{ unique_string: string; username: string }> {
+  const actor = requireUser(ctx.actor);
+  const body = payload['body'];
+  if (typeof body !== 'string' || !body.trim()) throw errors.badRequest('Missing body');
+  const uniqueString = `survey_draft_${randomBytes(3).toString('hex')}.csv`;
+  const result = convert(body, { fileName: uniqueString });
+  if (!result.ok) throw errors.badRequest(result.errors.map((e) => e.message).join('\n'));
+  await insertSurveyDraft(ctx.db, { user_id: actor.id, unique_string: uniqueString, body, created_at: ctx.clock.now() });
+  return { unique_string: uniqueString, username: actor.username };
+}
+
+export async function surveyPreviewXml(ctx: RequestContext, query: { username?: string | undefined; filename?: string | undefined }): Promise<string> {
+  if (!query.username) throw errors.badRequest('Username not provided');
+  if (!query.filename) throw errors.badRequest('Filename MUST be provided');
+  const user = await findActiveUserByUsername(ctx.db, query.username);
+  const draft = user ? await findSurveyDraft(ctx.db, user.id, query.filename) : undefined;
+  const failed = (): never => {
+    throw errors.badRequest('An error occurred while publishing the form. Please try again.');
+  };
+  if (!draft) return failed();
+  const result = convert(draft.body, { fileName: draft.unique_string });
+  return result.ok ? result.xform : failed();
+}

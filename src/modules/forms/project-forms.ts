@@ -1,0 +1,56 @@
+// /projects/{pk}/forms: list a project's forms, publish a new one into it, or move one in.
+import type { RequestContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import { applyMetaPerms, projectAllows, requireUser } from '../../access/index.ts';
+import type { ParsedBody } from '../../http/multipart.ts';
+import { findActiveUserById } from '../accounts/repository.ts';
+import { listProjectMembers } from '../projects/repository.ts';
+import { loadVisibleProject } from '../projects/service.ts';
+import * as repo from './repository.ts';
+import { publishNewForm } from './publish.ts';
+import { formDetail, listProjectForms, NO_SOURCE_MESSAGE, sourceFromRequest } from './service.ts';
+
+export async function formsOfProject(ctx: RequestContext, rawProjectId: string): Promise<Record<string, unknown>[]> {
+  const { project } = await loadVisibleProject(ctx, rawProjectId);
+  return listProjectForms(ctx, project.id);
+}
+
+export async function addFormToProject(ctx: RequestContext, rawProjectId: string, body: ParsedBody): Promise<Record<string, unknown>> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleProject(ctx, rawProjectId);
+  const { project } = visible;
+  if (!projectAllows({ shared: project.shared, role: visible.role }, 'add_project')) throw errors.permissionDenied();
+
+  const formField = body.fields['formid'];
+  if (formField !== undefined && formField !== '') {
+    const formId = Number(formField);
+    const form = Number.isInteger(formId) ? await repo.findLiveForm(ctx.db, formId) : undefined;
+    if (!form) throw errors.notFound();
+    const role = await repo.formRoleOf(ctx.db, form.id, actor.id);
+    if (role !== 'manager' && role !== 'owner') {
+      throw errors.permissionDenied(`${actor.username} has no manager/owner role to the form ${form.id_string}`);
+    }
+    if (project.owner_id !== form.owner_id) {
+      const clash = await repo.liveIdStringsLike(ctx.db, project.owner_id, form.id_string, form.id);
+      if (clash.includes(form.id_string.toLowerCase())) throw errors.badRequest('Form with the same id_string already exists in this account');
+    }
+    const now = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.updateForm(trx, form.id, { project_id: project.id, owner_id: project.owner_id, date_modified: now });
+      await repo.setFormRole(trx, form.id, actor.id, 'owner');
+      const metaPerms = (await repo.findMetaPerms(trx, [form.id])).get(form.id);
+      for (const member of await listProjectMembers(trx, [project.id])) {
+        if (member.user_id === actor.id) continue;
+        await repo.setFormRole(trx, form.id, member.user_id, member.role === 'owner' ? 'owner' : applyMetaPerms(member.role, metaPerms));
+      }
+    });
+    return formDetail(ctx, form.id);
+  }
+
+  const source = await sourceFromRequest(ctx, body);
+  if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
+  const owner = await findActiveUserById(ctx.db, project.owner_id);
+  if (!owner) throw errors.notFound();
+  const { formId, idStringChanged } = await publishNewForm(ctx, { source, owner, projectId: project.id, createdBy: actor });
+  return { ...(await formDetail(ctx, formId)), has_id_string_changed: idStringChanged };
+}

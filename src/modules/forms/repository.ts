@@ -1,0 +1,249 @@
+// SQL for forms, their roles, tags, versions and metadata.
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { DbOrTx } from '../../platform/db.ts';
+import type { FormsTable } from '../../platform/schema.ts';
+import type { Role } from '../../access/roles.ts';
+import type { MemberRow } from '../projects/repository.ts';
+
+export type FormRow = Selectable<FormsTable> & { owner_username: string; created_by_username: string | null };
+export type NewForm = Insertable<FormsTable>;
+export type FormPatch = Updateable<FormsTable>;
+
+function liveForms(db: DbOrTx) {
+  return db
+    .selectFrom('forms as f')
+    .innerJoin('users as o', 'o.id', 'f.owner_id')
+    .leftJoin('users as c', 'c.id', 'f.created_by')
+    .selectAll('f')
+    .select(['o.username as owner_username', 'c.username as created_by_username'])
+    .where('f.deleted_at', 'is', null)
+    .where('o.is_active', '=', true);
+}
+
+export async function findLiveForm(db: DbOrTx, id: number): Promise<FormRow | undefined> {
+  return liveForms(db).where('f.id', '=', id).executeTakeFirst();
+}
+
+export interface FormListFilter {
+  memberId?: number;
+  sharedOnly?: boolean;
+  ownerId?: number;
+  projectId?: number;
+  tags?: readonly string[];
+  instancesWithOsm?: boolean;
+}
+
+export async function listLiveForms(db: DbOrTx, filter: FormListFilter): Promise<FormRow[]> {
+  let query = liveForms(db);
+  if (filter.memberId !== undefined) {
+    const memberId = filter.memberId;
+    query = query.where((eb) =>
+      eb.exists(eb.selectFrom('form_roles as r').select('r.form_id').whereRef('r.form_id', '=', 'f.id').where('r.user_id', '=', memberId)),
+    );
+  }
+  if (filter.sharedOnly) query = query.where('f.shared', '=', true);
+  if (filter.ownerId !== undefined) query = query.where('f.owner_id', '=', filter.ownerId);
+  if (filter.projectId !== undefined) query = query.where('f.project_id', '=', filter.projectId);
+  if (filter.instancesWithOsm !== undefined) query = query.where('f.instances_with_osm', '=', filter.instancesWithOsm);
+  if (filter.tags && filter.tags.length) {
+    const tags = filter.tags.map((t) => t.toLowerCase());
+    query = query.where((eb) =>
+      eb.exists(eb.selectFrom('form_tags as t').select('t.form_id').whereRef('t.form_id', '=', 'f.id').where(sql<string>`lower(t.tag)`, 'in', tags)),
+    );
+  }
+  return query.orderBy('f.id').execute();
+}
+
+/** All forms of a project, live or deleted, for role propagation. */
+export async function listProjectFormIds(db: DbOrTx, projectId: number, includeDeleted: boolean): Promise<number[]> {
+  let query = db.selectFrom('forms').select('id').where('project_id', '=', projectId);
+  if (!includeDeleted) query = query.where('deleted_at', 'is', null);
+  return (await query.execute()).map((r) => r.id);
+}
+
+export interface ProjectFormSummary {
+  project_id: number;
+  id: number;
+  title: string;
+  id_string: string;
+  num_of_submissions: number;
+  downloadable: boolean;
+  encrypted: boolean;
+  last_submission_time: Date | null;
+  date_created: Date;
+  last_updated_at: Date;
+}
+
+export async function listProjectFormSummaries(db: DbOrTx, projectIds: readonly number[]): Promise<ProjectFormSummary[]> {
+  if (projectIds.length === 0) return [];
+  return db
+    .selectFrom('forms')
+    .select(['project_id', 'id', 'title', 'id_string', 'num_of_submissions', 'downloadable', 'encrypted', 'last_submission_time', 'date_created', 'last_updated_at'])
+    .where('project_id', 'in', projectIds)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertForm(db: DbOrTx, form: NewForm): Promise<number> {
+  return (await db.insertInto('forms').values(form).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function updateForm(db: DbOrTx, id: number, patch: FormPatch): Promise<void> {
+  await db.updateTable('forms').set(patch).where('id', '=', id).execute();
+}
+
+export async function updateProjectForms(db: DbOrTx, projectId: number, patch: FormPatch): Promise<void> {
+  await db.updateTable('forms').set(patch).where('project_id', '=', projectId).execute();
+}
+
+export async function softDeleteForms(db: DbOrTx, where: { formId?: number; projectId?: number }, userId: number, now: Date): Promise<void> {
+  const suffix = `-deleted-at-${Math.floor(now.getTime() / 1000)}`;
+  let query = db
+    .updateTable('forms')
+    .set({
+      deleted_at: now,
+      deleted_by: userId,
+      downloadable: false,
+      date_modified: now,
+      // The suffix frees the id_string for a new form, when it fits in 100 characters.
+      id_string: sql<string>`CASE WHEN length(id_string) + ${suffix.length} <= 100 THEN id_string || ${suffix} ELSE id_string END`,
+      sms_id_string: sql<string>`CASE WHEN length(sms_id_string) + ${suffix.length} <= 100 THEN sms_id_string || ${suffix} ELSE sms_id_string END`,
+    })
+    .where('deleted_at', 'is', null);
+  if (where.formId !== undefined) query = query.where('id', '=', where.formId);
+  if (where.projectId !== undefined) query = query.where('project_id', '=', where.projectId);
+  await query.execute();
+}
+
+/** Live id_strings of an account that equal `idString` ignoring case, or start with it (for suffixes). */
+export async function liveIdStringsLike(db: DbOrTx, ownerId: number, idString: string, exceptFormId?: number): Promise<string[]> {
+  let query = db
+    .selectFrom('forms')
+    .select('id_string')
+    .where('owner_id', '=', ownerId)
+    .where('deleted_at', 'is', null)
+    .where(sql<string>`lower(id_string)`, 'like', `${idString.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (exceptFormId !== undefined) query = query.where('id', '!=', exceptFormId);
+  return (await query.execute()).map((r) => r.id_string.toLowerCase());
+}
+
+// ---------------------------------------------------------------- roles
+
+export async function formRoleOf(db: DbOrTx, formId: number, userId: number): Promise<Role | undefined> {
+  const row = await db.selectFrom('form_roles').select('role').where('form_id', '=', formId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.role as Role | undefined;
+}
+
+export async function formRolesOf(db: DbOrTx, formIds: readonly number[], userId: number): Promise<Map<number, Role>> {
+  if (formIds.length === 0) return new Map();
+  const rows = await db.selectFrom('form_roles').select(['form_id', 'role']).where('form_id', 'in', formIds).where('user_id', '=', userId).execute();
+  return new Map(rows.map((r) => [r.form_id, r.role as Role]));
+}
+
+export async function listFormMembers(db: DbOrTx, formIds: readonly number[]): Promise<MemberRow[]> {
+  if (formIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('form_roles as r')
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .select(['r.form_id as object_id', 'u.id as user_id', 'u.username', 'u.first_name', 'u.last_name', 'u.is_org', 'u.metadata', 'r.role'])
+    .where('r.form_id', 'in', formIds)
+    .where('u.is_active', '=', true)
+    .orderBy('u.id')
+    .execute();
+  return rows.map((r) => ({ ...r, role: r.role as Role }));
+}
+
+export async function setFormRole(db: DbOrTx, formId: number, userId: number, role: Role): Promise<void> {
+  await db
+    .insertInto('form_roles')
+    .values({ form_id: formId, user_id: userId, role })
+    .onConflict((oc) => oc.columns(['form_id', 'user_id']).doUpdateSet({ role }))
+    .execute();
+}
+
+export async function removeFormRoles(db: DbOrTx, formIds: readonly number[], userId: number): Promise<void> {
+  if (formIds.length === 0) return;
+  await db.deleteFrom('form_roles').where('form_id', 'in', formIds).where('user_id', '=', userId).execute();
+}
+
+export async function clearFormRoles(db: DbOrTx, formId: number, keepUserIds: readonly number[]): Promise<void> {
+  let query = db.deleteFrom('form_roles').where('form_id', '=', formId);
+  if (keepUserIds.length) query = query.where('user_id', 'not in', keepUserIds);
+  await query.execute();
+}
+
+// ---------------------------------------------------------------- tags
+
+export async function listFormTags(db: DbOrTx, formIds: readonly number[]): Promise<Map<number, string[]>> {
+  const map = new Map<number, string[]>();
+  if (formIds.length === 0) return map;
+  const rows = await db.selectFrom('form_tags').select(['form_id', 'tag']).where('form_id', 'in', formIds).orderBy('tag').execute();
+  for (const row of rows) (map.get(row.form_id) ?? map.set(row.form_id, []).get(row.form_id))?.push(row.tag);
+  return map;
+}
+
+export async function addFormTags(db: DbOrTx, formId: number, tags: readonly string[]): Promise<void> {
+  if (tags.length === 0) return;
+  await db.insertInto('form_tags').values(tags.map((tag) => ({ form_id: formId, tag }))).onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function removeFormTag(db: DbOrTx, formId: number, tag: string): Promise<boolean> {
+  const result = await db.deleteFrom('form_tags').where('form_id', '=', formId).where(sql<string>`lower(tag)`, '=', tag.toLowerCase()).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+// ---------------------------------------------------------------- versions and metadata
+
+export async function insertFormVersion(
+  db: DbOrTx,
+  version: { form_id: number; version: string; xml: string; json: string; created_by: number | null; now: Date },
+): Promise<void> {
+  await db
+    .insertInto('form_versions')
+    .values({ form_id: version.form_id, version: version.version, xml: version.xml, json: version.json, created_by: version.created_by, date_created: version.now, date_modified: version.now })
+    .execute();
+}
+
+export async function listFormVersionNames(db: DbOrTx, formId: number): Promise<string[]> {
+  return (await db.selectFrom('form_versions').select('version').where('form_id', '=', formId).execute()).map((r) => r.version);
+}
+
+export interface MetadataRow {
+  id: number;
+  form_id: number;
+  data_type: string;
+  data_value: string;
+  extra_data: Record<string, unknown>;
+  data_file: string | null;
+  data_file_type: string | null;
+  file_hash: string | null;
+  date_created: Date;
+}
+
+export async function listFormMetadata(db: DbOrTx, formIds: readonly number[]): Promise<MetadataRow[]> {
+  if (formIds.length === 0) return [];
+  return db
+    .selectFrom('form_metadata')
+    .select(['id', 'form_id', 'data_type', 'data_value', 'extra_data', 'data_file', 'data_file_type', 'file_hash', 'date_created'])
+    .where('form_id', 'in', formIds)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertFormMetadata(db: DbOrTx, formId: number, dataType: string, dataValue: string, now: Date): Promise<void> {
+  await db.insertInto('form_metadata').values({ form_id: formId, data_type: dataType, data_value: dataValue, extra_data: '{}', data_file: null, data_file_type: null, file_hash: null, date_created: now }).execute();
+}
+
+export async function findMetaPerms(db: DbOrTx, formIds: readonly number[]): Promise<Map<number, string>> {
+  if (formIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('form_metadata')
+    .select(['form_id', 'data_value'])
+    .where('form_id', 'in', formIds)
+    .where('data_type', '=', 'xform_meta_perms')
+    .where('deleted_at', 'is', null)
+    .execute();
+  return new Map(rows.map((r) => [r.form_id, r.data_value]));
+}

@@ -1,0 +1,155 @@
+// Routes for /forms: a schema, an access rule and one service call each.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { asPayload } from '../../http/payload.ts';
+import { readBody } from '../../http/multipart.ts';
+import { sendPage } from '../../http/list-reply.ts';
+import * as forms from './service.ts';
+import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
+
+const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
+const PageQuery = {
+  page: Type.Optional(Type.String({ description: 'page number, or `last`' })),
+  page_size: Type.Optional(Type.String({ description: 'items per page (default 1000, at most 10000)' })),
+};
+type Pk = { Params: { pk: string } };
+
+export function registerFormRoutes(app: FastifyInstance): void {
+  app.post('/api/v1/forms', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['forms'],
+      summary: 'Publish an XLSForm: multipart xls_file, or xls_url / dropbox_xls_url; optional owner (username) and project (id)',
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await forms.publishForm(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
+  });
+
+  app.get<{ Querystring: { owner?: string; tags?: string; tag?: string; instances_with_osm?: string; page?: string; page_size?: string } }>('/api/v1/forms', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: {
+      tags: ['forms'],
+      summary: 'Forms the caller holds a role on (anonymous: public forms)',
+      querystring: Type.Object({
+        owner: Type.Optional(Type.String()),
+        tags: Type.Optional(Type.String()),
+        tag: Type.Optional(Type.String()),
+        instances_with_osm: Type.Optional(Type.String()),
+        ...PageQuery,
+      }),
+    },
+    handler: async (request, reply) => sendPage(request, reply, await forms.listForms(request.ctx, request.query)),
+  });
+
+  app.get('/api/v1/forms/public', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { tags: ['forms'], summary: 'Every public form', querystring: Type.Object(PageQuery) },
+    handler: async (request, reply) => sendPage(request, reply, await forms.listPublicForms(request.ctx)),
+  });
+
+  app.post('/api/v1/forms/survey_preview', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Compile CSV XLSForm text (`body`) for preview', body: Type.Object({ body: Type.Optional(Type.String()) }) },
+    handler: (request) => createSurveyPreview(request.ctx, asPayload(request.body)),
+  });
+
+  const previewQuery = Type.Object({ username: Type.Optional(Type.String()), filename: Type.Optional(Type.String()) });
+  app.get<{ Querystring: { username?: string; filename?: string } }>('/api/v1/forms/survey_preview', {
+    config: { access: 'anyone' },
+    schema: { tags: ['forms'], summary: 'A preview’s XForm as a JSON string', querystring: previewQuery },
+    handler: async (request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(await surveyPreviewXml(request.ctx, request.query))),
+  });
+  app.get<{ Querystring: { username?: string; filename?: string } }>('/api/v1/forms/survey_preview.xml', {
+    config: { access: 'anyone' },
+    schema: { tags: ['forms'], summary: 'A preview’s XForm', querystring: previewQuery },
+    handler: async (request, reply) => reply.type('application/xml; charset=utf-8').send(await surveyPreviewXml(request.ctx, request.query)),
+  });
+
+  app.get<Pk>('/api/v1/forms/:pk', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { tags: ['forms'], summary: 'One form', params: IdParams },
+    handler: (request) => forms.getForm(request.ctx, request.params.pk),
+  });
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route<Pk>({
+      method,
+      url: '/api/v1/forms/:pk',
+      config: { access: 'authenticated' },
+      schema: {
+        tags: ['forms'],
+        summary:
+          method === 'PUT'
+            ? 'Update a form (uuid, description, downloadable, owner, public, public_data, title required)'
+            : 'Change form fields, or replace the XLSForm (xls_file / xls_url / dropbox_xls_url) while it has no submissions',
+        params: IdParams,
+      },
+      handler: async (request) =>
+        forms.updateForm(request.ctx, request.params.pk, await readBody(request, request.ctx.config.uploadLimitBytes), method === 'PUT'),
+    });
+  }
+
+  app.delete<Pk>('/api/v1/forms/:pk', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Delete a form', params: IdParams },
+    handler: async (request, reply) => {
+      await forms.deleteForm(request.ctx, request.params.pk);
+      return reply.code(204).send();
+    },
+  });
+
+  // `/form.json` arrives here with its suffix already stripped by the router's URL rewrite.
+  app.get<{ Params: { pk: string; format?: string } }>('/api/v1/forms/:pk/form', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { tags: ['forms'], summary: 'The form as JSON (form.json), XML (form.xml) or the uploaded spreadsheet (form.xls)', params: IdParams },
+    handler: async (request, reply) => {
+      const file = await forms.formRepresentation(request.ctx, request.params.pk, 'json');
+      return reply.type(file.contentType).header('content-disposition', `attachment; filename=${file.fileName}`).send(file.body);
+    },
+  });
+  app.get<{ Params: { pk: string; format: string } }>('/api/v1/forms/:pk/form.:format', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { hide: true, params: Type.Object({ pk: Type.String(), format: Type.String() }) },
+    handler: async (request, reply) => {
+      const file = await forms.formRepresentation(request.ctx, request.params.pk, request.params.format);
+      return reply.type(file.contentType).header('content-disposition', `attachment; filename=${file.fileName}`).send(file.body);
+    },
+  });
+
+  app.get<Pk>('/api/v1/forms/:pk/labels', {
+    config: { access: 'anyone' },
+    schema: { tags: ['forms'], summary: 'The form’s tags', params: IdParams },
+    handler: (request) => forms.formLabels(request.ctx, request.params.pk),
+  });
+  app.post<Pk>('/api/v1/forms/:pk/labels', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams },
+    handler: async (request, reply) => {
+      const result = await forms.addFormLabels(request.ctx, request.params.pk, asPayload(request.body));
+      return reply.code(result.status).send(result.tags);
+    },
+  });
+  app.delete<{ Params: { pk: string; tag: string } }>('/api/v1/forms/:pk/labels/:tag', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Remove a tag: 200 with the rest, 202 if it was not there', params: Type.Object({ pk: Type.String(), tag: Type.String() }) },
+    handler: async (request, reply) => {
+      const result = await forms.removeFormLabel(request.ctx, request.params.pk, request.params.tag);
+      return reply.code(result.status).send(result.tags);
+    },
+  });
+
+  app.post<Pk>('/api/v1/forms/:pk/share', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Give users (username or comma-separated usernames) a role on this form', params: IdParams },
+    handler: async (request, reply) => {
+      await forms.shareForm(request.ctx, request.params.pk, asPayload(request.body));
+      return reply.code(204).send();
+    },
+  });
+
+  app.post<Pk>('/api/v1/forms/:pk/clone', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Copy the form into `username`’s account (optionally into project_id)', params: IdParams },
+    handler: async (request, reply) => reply.code(201).send(await forms.cloneForm(request.ctx, request.params.pk, asPayload(request.body))),
+  });
+}

@@ -1,0 +1,349 @@
+// Form use cases: publish, list, read, update or replace, delete, representations, labels,
+// sharing and cloning.
+import type { RequestContext } from '../../context.ts';
+import { AppError, errors, type FieldErrors } from '../../errors.ts';
+import {
+  applyMetaPerms,
+  canAddToAccount,
+  canSeeForm,
+  formAllows,
+  isAuthenticated,
+  isRole,
+  requireUser,
+  type FormPermission,
+  type Role,
+} from '../../access/index.ts';
+import { has, parseBoolean, readBoolean, readString, type Payload } from '../../http/payload.ts';
+import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
+import { addError } from '../accounts/validation.ts';
+import { findActiveUserByUsername, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
+import { getBlob } from '../blobs/repository.ts';
+import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
+import { defaultProjectOf, parseObjectId } from '../projects/service.ts';
+import { findLiveProject } from '../projects/repository.ts';
+import * as repo from './repository.ts';
+import { formToApi, type FormShape } from './to-api.ts';
+import { convertSource, md5Hash, publishNewForm, replaceFormDefinition, titleProblem, type FormSource } from './publish.ts';
+import { fetchXlsFormFromUrl } from './remote-source.ts';
+import { retitleXForm } from './xform-stamp.ts';
+
+export interface VisibleForm {
+  form: repo.FormRow;
+  role: Role | undefined;
+}
+
+const INVALID_FORM_ID = 'Invalid form ID. It must be a positive integer';
+
+export async function loadVisibleForm(ctx: RequestContext, rawId: string): Promise<VisibleForm> {
+  const id = parseObjectId(ctx, rawId, INVALID_FORM_ID);
+  const form = await repo.findLiveForm(ctx.db, id);
+  if (!form) throw errors.notFound();
+  const role = isAuthenticated(ctx.actor) ? await repo.formRoleOf(ctx.db, id, ctx.actor.user.id) : undefined;
+  if (!canSeeForm({ shared: form.shared, role })) throw errors.noMatch('XForm');
+  return { form, role };
+}
+
+async function loadFormFor(ctx: RequestContext, rawId: string, permission: FormPermission): Promise<VisibleForm & { actor: UserRow }> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleForm(ctx, rawId);
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, permission)) throw errors.permissionDenied();
+  return { ...visible, actor };
+}
+
+export async function representForms(ctx: RequestContext, rows: readonly repo.FormRow[], shape: FormShape): Promise<Record<string, unknown>[]> {
+  const ids = rows.map((f) => f.id);
+  const [members, tags, metadata] = await Promise.all([
+    repo.listFormMembers(ctx.db, ids),
+    repo.listFormTags(ctx.db, ids),
+    shape === 'full' ? repo.listFormMetadata(ctx.db, ids) : Promise.resolve([]),
+  ]);
+  const membersBy = groupBy(members, (m) => m.object_id);
+  const metadataBy = groupBy(metadata, (m) => m.form_id);
+  return rows.map((form) =>
+    formToApi(
+      form,
+      ctx.baseUrl,
+      {
+        members: membersBy.get(form.id) ?? [],
+        tags: tags.get(form.id) ?? [],
+        metadata: metadataBy.get(form.id) ?? [],
+        formVersions: [],
+        submissionCountForToday: 0,
+      },
+      shape,
+    ),
+  );
+}
+
+export async function formDetail(ctx: RequestContext, formId: number): Promise<Record<string, unknown>> {
+  const form = await repo.findLiveForm(ctx.db, formId);
+  if (!form) throw errors.notFound();
+  const [body] = await representForms(ctx, [form], 'full');
+  return body ?? {};
+}
+
+// ---------------------------------------------------------------- publish
+
+/** The XLSForm a request names: an uploaded `xls_file`, or one fetched from `xls_url` / `dropbox_xls_url`. */
+export async function sourceFromRequest(ctx: RequestContext, body: ParsedBody): Promise<FormSource | undefined> {
+  for (const key of ['xls_url', 'dropbox_xls_url', 'csv_url']) {
+    const url = body.fields[key];
+    if (typeof url === 'string' && url.trim()) return fetchXlsFormFromUrl(ctx, url.trim(), key === 'dropbox_xls_url');
+  }
+  const file: UploadedFile | undefined = body.files.get('xls_file') ?? body.files.get('csv_file');
+  if (file) return { fileName: file.fileName, bytes: file.bytes, contentType: file.contentType };
+  const text = body.fields['text_xls_form'];
+  if (typeof text === 'string' && text.trim()) {
+    return { fileName: 'form.csv', bytes: new TextEncoder().encode(text), contentType: 'text/csv' };
+  }
+  return undefined;
+}
+
+export const NO_SOURCE_MESSAGE = 'XLSForm not provided, expecting either of these params: xls_file, xls_url, dropbox_xls_url, floip_file, text_xls_form';
+
+/** Resolves `owner` (a bare username; the caller by default) and checks the right to publish there. */
+export async function publishTarget(ctx: RequestContext, ownerField: unknown): Promise<UserRow> {
+  const actor = requireUser(ctx.actor);
+  let owner = actor;
+  if (typeof ownerField === 'string' && ownerField.trim() && ownerField.trim().toLowerCase() !== actor.username) {
+    const found = await findActiveUserByUsername(ctx.db, ownerField.trim());
+    if (!found) throw errors.message(`User with username ${ownerField.trim()} does not exist.`);
+    owner = found;
+  }
+  if (!canAddToAccount(ctx.actor, owner.id)) {
+    throw errors.permissionDenied(`User ${actor.username} has no permission to add xforms to account ${owner.username}`);
+  }
+  return owner;
+}
+
+export async function publishForm(ctx: RequestContext, body: ParsedBody): Promise<Record<string, unknown>> {
+  const actor = requireUser(ctx.actor);
+  const owner = await publishTarget(ctx, body.fields['owner']);
+  const source = await sourceFromRequest(ctx, body);
+  if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
+  let projectId: number;
+  const projectField = body.fields['project'];
+  if (projectField !== undefined && projectField !== '') {
+    const id = Number(projectField);
+    if (!Number.isInteger(id) || id < 1 || !(await findLiveProject(ctx.db, id))) {
+      throw errors.validation({ project: [`Project with id '${String(projectField)}' does not exist.`] });
+    }
+    projectId = id;
+  } else {
+    projectId = await defaultProjectOf(ctx, owner);
+  }
+  const { formId, idStringChanged } = await publishNewForm(ctx, { source, owner, projectId, createdBy: actor });
+  return { ...(await formDetail(ctx, formId)), has_id_string_changed: idStringChanged };
+}
+
+// ---------------------------------------------------------------- list and read
+
+export async function listForms(
+  ctx: RequestContext,
+  query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined; instances_with_osm?: string | undefined },
+): Promise<Record<string, unknown>[]> {
+  let ownerId: number | undefined;
+  if (query.owner) {
+    const owner = await findActiveUserByUsername(ctx.db, query.owner);
+    if (!owner) return [];
+    ownerId = owner.id;
+  }
+  const tags = parseTags(query.tags ?? query.tag ?? '');
+  const osm = query.instances_with_osm === undefined ? undefined : parseBoolean(query.instances_with_osm);
+  const rows = await repo.listLiveForms(ctx.db, {
+    ...(isAuthenticated(ctx.actor) ? { memberId: ctx.actor.user.id } : { sharedOnly: true }),
+    ...(ownerId !== undefined ? { ownerId } : {}),
+    ...(tags.length ? { tags } : {}),
+    ...(osm !== undefined ? { instancesWithOsm: osm } : {}),
+  });
+  return representForms(ctx, rows, 'short');
+}
+
+export async function listPublicForms(ctx: RequestContext): Promise<Record<string, unknown>[]> {
+  return representForms(ctx, await repo.listLiveForms(ctx.db, { sharedOnly: true }), 'full');
+}
+
+export async function listProjectForms(ctx: RequestContext, projectId: number): Promise<Record<string, unknown>[]> {
+  return representForms(ctx, await repo.listLiveForms(ctx.db, { projectId }), 'full');
+}
+
+export async function getForm(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
+  const { form } = await loadVisibleForm(ctx, rawId);
+  return formDetail(ctx, form.id);
+}
+
+// ---------------------------------------------------------------- update, replace, delete
+
+const PUT_REQUIRED = ['uuid', 'description', 'downloadable', 'owner', 'public', 'public_data', 'title'] as const;
+
+export async function updateForm(ctx: RequestContext, rawId: string, body: ParsedBody, full: boolean): Promise<Record<string, unknown>> {
+  const { form, role, actor } = await loadFormFor(ctx, rawId, 'change_xform');
+  const payload: Payload = body.fields;
+
+  const replacing = body.files.size > 0 || ['xls_url', 'dropbox_xls_url', 'text_xls_form'].some((k) => has(payload, k));
+  if (replacing && !full) {
+    if (role !== 'manager' && role !== 'owner') {
+      throw errors.permissionDenied(`${actor.username} has no manager/owner role to the form ${form.id_string}`);
+    }
+    const source = await sourceFromRequest(ctx, body);
+    if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
+    await replaceFormDefinition(ctx, form, source, actor);
+    return formDetail(ctx, form.id);
+  }
+
+  const fieldErrors: FieldErrors = {};
+  if (full) for (const key of PUT_REQUIRED) if (!has(payload, key)) addError(fieldErrors, key, ['This field is required.']);
+  const title = readString(payload, 'title', fieldErrors, { allowBlank: false });
+  const description = readString(payload, 'description', fieldErrors);
+  const downloadable = readBoolean(payload, 'downloadable', fieldErrors);
+  const shared = readBoolean(payload, 'public', fieldErrors);
+  const sharedData = readBoolean(payload, 'public_data', fieldErrors);
+  const requireAuth = readBoolean(payload, 'require_auth', fieldErrors);
+  if (has(payload, 'owner')) {
+    const ref = parseUserRef(payload['owner']);
+    if (!ref.ok) addError(fieldErrors, 'owner', [ref.message]);
+    else if (!(await findActiveUserByUsername(ctx.db, ref.username))) addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
+  }
+  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  if (title !== undefined) {
+    const problem = titleProblem(title);
+    if (problem) throw errors.badRequest(problem);
+  }
+  const now = ctx.clock.now();
+  const patch: repo.FormPatch = { date_modified: now };
+  if (title !== undefined && title !== form.title) {
+    const xml = retitleXForm(form.xml, title);
+    Object.assign(patch, { title, xml, hash: md5Hash(xml), json: JSON.stringify({ ...form.json, title }) });
+  }
+  // Stored HTML-escaped, as onadata does.
+  if (description !== undefined) patch.description = description.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  if (downloadable !== undefined) patch.downloadable = downloadable;
+  if (shared !== undefined) patch.shared = shared;
+  if (sharedData !== undefined) patch.shared_data = sharedData;
+  if (requireAuth !== undefined) patch.require_auth = requireAuth;
+  await repo.updateForm(ctx.db, form.id, patch);
+  return formDetail(ctx, form.id);
+}
+
+export async function deleteForm(ctx: RequestContext, rawId: string): Promise<void> {
+  const { form, actor } = await loadFormFor(ctx, rawId, 'delete_submission');
+  await repo.softDeleteForms(ctx.db, { formId: form.id }, actor.id, ctx.clock.now());
+}
+
+// ---------------------------------------------------------------- representations
+
+export type FormFile = { contentType: string; fileName: string; body: string | Uint8Array };
+
+export async function formRepresentation(ctx: RequestContext, rawId: string, format: string): Promise<FormFile> {
+  const { form } = await loadVisibleForm(ctx, rawId);
+  switch (format) {
+    case 'json':
+      return { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify(form.json) };
+    case 'xml':
+      return { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: form.xml };
+    case 'xls':
+    case 'xlsx': {
+      const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;
+      if (!blob) throw errors.notFound();
+      const extension = /\.([A-Za-z0-9]+)$/.exec(form.xls_filename ?? '')?.[1]?.toLowerCase() ?? format;
+      return { contentType: SPREADSHEET_TYPES[extension] ?? 'application/octet-stream', fileName: `${form.id_string}.${extension}`, body: blob.data };
+    }
+    default:
+      throw new AppError(400, { detail: `Unsupported format "${format}": use json, xml, xls or xlsx.` });
+  }
+}
+
+const SPREADSHEET_TYPES: Record<string, string> = {
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xlsm: 'application/vnd.ms-excel.sheet.macroEnabled.12',
+  csv: 'text/csv; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+};
+
+// ---------------------------------------------------------------- labels
+
+export async function formLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
+  const { form } = await loadVisibleForm(ctx, rawId);
+  return (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [];
+}
+
+export async function addFormLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
+  const { form } = await loadFormFor(ctx, rawId, 'add_xform');
+  const tags = parseTags(payload['tags']);
+  if (tags.length) await repo.addFormTags(ctx.db, form.id, tags);
+  return { status: tags.length ? 201 : 200, tags: (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [] };
+}
+
+export async function removeFormLabel(ctx: RequestContext, rawId: string, tag: string): Promise<{ status: number; tags: string[] }> {
+  const { form } = await loadFormFor(ctx, rawId, 'change_xform');
+  const removed = await repo.removeFormTag(ctx.db, form.id, tag);
+  return { status: removed ? 200 : 202, tags: (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [] };
+}
+
+// ---------------------------------------------------------------- share
+
+/** Form share: each named user gets the role on this form only. Errors come back as a list aligned with the names. */
+export async function shareForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
+  const { form } = await loadFormFor(ctx, rawId, 'add_xform');
+  const raw = typeof payload['usernames'] === 'string' && payload['usernames'] ? payload['usernames'] : payload['username'];
+  if (typeof raw !== 'string' || !raw.trim()) throw new AppError(400, { username: ['This field is required.'] });
+  const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  const users = await listUsersByUsernames(ctx.db, names);
+  const roleValue = payload['role'];
+  const perName: Array<Record<string, string[]>> = names.map((name) => {
+    const entry: Record<string, string[]> = {};
+    const user = users.find((u) => u.username === name);
+    if (!user || !user.is_active) entry['username'] = [`User '${name}' does not exist.`];
+    if (roleValue === undefined || roleValue === null || roleValue === '') entry['role'] = ['This field may not be null.'];
+    else if (typeof roleValue !== 'string' || !isRole(roleValue)) entry['role'] = [`Unknown role '${String(roleValue)}'.`];
+    return entry;
+  });
+  if (perName.some((e) => Object.keys(e).length)) throw new AppError(400, perName);
+  const role = roleValue as Role;
+  const metaPerms = (await repo.findMetaPerms(ctx.db, [form.id])).get(form.id);
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const user of users) {
+      if (!names.includes(user.username)) continue;
+      await repo.setFormRole(trx, form.id, user.id, metaPerms ? applyMetaPerms(role, metaPerms) : role);
+    }
+  });
+}
+
+// ---------------------------------------------------------------- clone
+
+export async function cloneForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<Record<string, unknown>> {
+  const actor = requireUser(ctx.actor);
+  const { form, role } = await loadVisibleForm(ctx, rawId);
+  if (!form.shared && !formAllows({ shared: form.shared, role }, 'add_xform')) throw errors.permissionDenied();
+  const username = payload['username'];
+  if (typeof username !== 'string' || !username.trim()) throw errors.validation({ username: ['This field may not be null.'] });
+  const target = (await listUsersByUsernames(ctx.db, [username.trim()])).find((u) => u.is_active);
+  if (!target) throw errors.validation({ username: [`User '${username.trim()}' does not exist.`] });
+  let projectId: number | undefined;
+  const projectField = payload['project_id'];
+  if (projectField !== undefined && projectField !== null && projectField !== '') {
+    const id = Number(projectField);
+    if (!Number.isInteger(id)) throw errors.validation({ project: [`Field 'id' expected a number but got '${String(projectField)}'.`] });
+    if (!(await findLiveProject(ctx.db, id))) throw errors.validation({ project: [`Project with id '${id}' does not exist.`] });
+    projectId = id;
+  }
+  if (!canAddToAccount(ctx.actor, target.id)) {
+    throw errors.permissionDenied(`User ${actor.username} has no permission to add xforms to account ${target.username}`);
+  }
+  const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;
+  if (!blob) throw errors.badRequest('This form has no XLSForm file to clone.');
+  const source: FormSource = { fileName: form.xls_filename ?? `${form.id_string}.xlsx`, bytes: blob.data, contentType: blob.content_type };
+  const converted = convertSource(source);
+  if (target.id !== form.owner_id && (await repo.liveIdStringsLike(ctx.db, target.id, converted.idString)).includes(converted.idString.toLowerCase())) {
+    throw errors.badRequest('A clone with the same id_string has already been created');
+  }
+  const { formId } = await publishNewForm(ctx, {
+    source,
+    converted,
+    owner: target,
+    projectId: projectId ?? (await defaultProjectOf(ctx, target)),
+    createdBy: target,
+  });
+  return formDetail(ctx, formId);
+}

@@ -1,0 +1,87 @@
+// Form rows → onadata's form shapes: full (retrieve), short (list) and create (full + has_id_string_changed).
+import { isoTimestamp } from '../../platform/clock.ts';
+import { memberToApi } from '../shared/members.ts';
+import type { MemberRow } from '../projects/repository.ts';
+import { formUrl, projectUrl, userUrl } from '../projects/to-api.ts';
+import type { FormRow, MetadataRow } from './repository.ts';
+
+export interface FormExtras {
+  members: MemberRow[];
+  tags: string[];
+  metadata: MetadataRow[];
+  formVersions: Array<{ version: string; total: number }>;
+  submissionCountForToday: number;
+}
+
+export type FormShape = 'full' | 'short';
+
+function metadataToApi(row: MetadataRow, baseUrl: string): Record<string, unknown> {
+  return {
+    id: row.id,
+    xform: row.form_id,
+    data_value: row.data_value,
+    data_type: row.data_type,
+    data_file: row.data_file,
+    extra_data: row.extra_data,
+    data_file_type: row.data_file_type,
+    media_url: null,
+    file_hash: row.file_hash,
+    url: `${baseUrl}/api/v1/metadata/${row.id}`,
+    date_created: isoTimestamp(row.date_created),
+  };
+}
+
+export function formToApi(form: FormRow, baseUrl: string, extras: FormExtras, shape: FormShape): Record<string, unknown> {
+  const full = shape === 'full';
+  const body: Record<string, unknown> = {
+    url: formUrl(baseUrl, form.id),
+    project: projectUrl(baseUrl, form.project_id),
+    formid: form.id,
+    title: form.title,
+    id_string: form.id_string,
+    sms_id_string: form.sms_id_string,
+    version: form.version,
+    uuid: form.uuid,
+    date_created: isoTimestamp(form.date_created),
+    date_modified: isoTimestamp(form.date_modified),
+    last_updated_at: isoTimestamp(form.last_updated_at),
+    description: form.description,
+    downloadable: form.downloadable,
+    owner: userUrl(baseUrl, form.owner_username),
+    created_by: form.created_by_username ? userUrl(baseUrl, form.created_by_username) : null,
+    public: form.shared,
+    public_data: form.shared_data,
+    public_key: form.public_key,
+    require_auth: form.require_auth,
+    tags: extras.tags,
+    // Enketo is not configured on this server.
+    enketo_url: null,
+    enketo_preview_url: null,
+    enketo_single_submit_url: null,
+    num_of_submissions: form.num_of_submissions,
+  };
+  if (full) body['submission_count_for_today'] = extras.submissionCountForToday;
+  Object.assign(body, {
+    num_of_pending_decryption_submissions: 0,
+    num_of_decrypted_submissions: 0,
+    last_submission_time: form.last_submission_time ? isoTimestamp(form.last_submission_time) : null,
+    xls_available: form.xls_blob !== null,
+    allows_sms: form.allows_sms,
+    encrypted: form.encrypted,
+    bamboo_dataset: '',
+    instances_with_geopoints: form.instances_with_geopoints,
+    instances_with_osm: form.instances_with_osm,
+    has_hxl_support: form.has_hxl_support,
+    hash: form.hash,
+    is_merged_dataset: false,
+    is_instance_json_regenerated: false,
+    is_managed: false,
+    contributes_entities_to: [],
+    consumes_entities_from: [],
+  });
+  if (full) body['form_versions'] = extras.formVersions;
+  body['data_views'] = [];
+  if (full) body['metadata'] = extras.metadata.map((m) => metadataToApi(m, baseUrl));
+  body['users'] = extras.members.map((m) => memberToApi(m));
+  return body;
+}

@@ -1,0 +1,162 @@
+// Routes for /projects: a schema, an access rule and one service call each.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { asPayload } from '../../http/payload.ts';
+import { readBody } from '../../http/multipart.ts';
+import { sendPage } from '../../http/list-reply.ts';
+import * as projects from './service.ts';
+import { addFormToProject, formsOfProject } from '../forms/project-forms.ts';
+
+const IdParams = Type.Object({ pk: Type.String({ description: 'project id' }) });
+const TagParams = Type.Object({ pk: Type.String(), tag: Type.String({ description: 'URL-encoded tag' }) });
+const PageQuery = {
+  page: Type.Optional(Type.String({ description: 'page number, or `last`' })),
+  page_size: Type.Optional(Type.String({ description: 'items per page (default 1000, at most 10000)' })),
+};
+const Project = Type.Object({}, { additionalProperties: true, description: 'onadata project representation' });
+type Pk = { Params: { pk: string } };
+
+export function registerProjectRoutes(app: FastifyInstance): void {
+  app.get<{ Querystring: { owner?: string; tags?: string; tag?: string; page?: string; page_size?: string } }>('/api/v1/projects', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: {
+      tags: ['projects'],
+      summary: 'Projects visible to the caller, newest first',
+      querystring: Type.Object({
+        owner: Type.Optional(Type.String()),
+        tags: Type.Optional(Type.String({ description: 'comma-separated; any match' })),
+        tag: Type.Optional(Type.String()),
+        ...PageQuery,
+      }),
+    },
+    handler: async (request, reply) => sendPage(request, reply, await projects.listProjects(request.ctx, request.query)),
+  });
+
+  app.post('/api/v1/projects', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['projects'],
+      summary: 'Create a project',
+      body: Type.Object({
+        name: Type.Optional(Type.String()),
+        owner: Type.Optional(Type.String({ description: 'user URL or username; defaults to the caller' })),
+        public: Type.Optional(Type.Unknown()),
+        metadata: Type.Optional(Type.Unknown()),
+      }),
+      response: { 201: Project },
+    },
+    handler: async (request, reply) => reply.code(201).send(await projects.createProject(request.ctx, asPayload(request.body))),
+  });
+
+  app.get<Pk>('/api/v1/projects/:pk', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { tags: ['projects'], summary: 'One project', params: IdParams },
+    handler: (request) => projects.getProject(request.ctx, request.params.pk),
+  });
+
+  for (const method of ['PUT', 'PATCH'] as const) {
+    app.route<Pk>({
+      method,
+      url: '/api/v1/projects/:pk',
+      config: { access: 'authenticated' },
+      schema: {
+        tags: ['projects'],
+        summary: method === 'PUT' ? 'Replace name, owner, public and metadata' : 'Change some fields; metadata is merged',
+        params: IdParams,
+      },
+      handler: (request) => projects.updateProject(request.ctx, request.params.pk, asPayload(request.body), method === 'PUT'),
+    });
+  }
+
+  app.delete<Pk>('/api/v1/projects/:pk', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['projects'], summary: 'Delete a project and its forms', params: IdParams },
+    handler: async (request, reply) => {
+      await projects.deleteProject(request.ctx, request.params.pk);
+      return reply.code(204).send();
+    },
+  });
+
+  for (const method of ['PUT', 'POST'] as const) {
+    app.route<Pk>({
+      method,
+      url: '/api/v1/projects/:pk/share',
+      config: { access: 'authenticated' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Share with users (username, comma-separated), or remove them (remove=true)',
+        params: IdParams,
+        body: Type.Object({
+          username: Type.Optional(Type.String()),
+          usernames: Type.Optional(Type.String()),
+          role: Type.Optional(Type.Unknown()),
+          remove: Type.Optional(Type.Unknown()),
+          email_msg: Type.Optional(Type.String()),
+        }),
+      },
+      handler: async (request, reply) => {
+        await projects.shareProject(request.ctx, request.params.pk, asPayload(request.body));
+        return reply.code(204).send();
+      },
+    });
+  }
+
+  app.get<Pk>('/api/v1/projects/:pk/forms', {
+    config: { access: 'anyone' },
+    schema: { tags: ['projects'], summary: 'The project’s forms (full representation)', params: IdParams },
+    handler: (request) => formsOfProject(request.ctx, request.params.pk),
+  });
+
+  app.post<Pk>('/api/v1/projects/:pk/forms', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['projects'],
+      summary: 'Publish an XLSForm into the project (multipart xls_file, or xls_url), or move a form in ({formid})',
+      params: IdParams,
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await addFormToProject(request.ctx, request.params.pk, await readBody(request, request.ctx.config.uploadLimitBytes))),
+  });
+
+  for (const prefix of ['/api/v1/projects', '/api/v1/project']) {
+    app.get<Pk>(`${prefix}/:pk/labels`, {
+      config: { access: 'anyone' },
+      schema: { tags: ['projects'], summary: 'The project’s tags', params: IdParams },
+      handler: (request) => projects.projectLabels(request.ctx, request.params.pk),
+    });
+    app.post<Pk>(`${prefix}/:pk/labels`, {
+      config: { access: 'authenticated' },
+      schema: { tags: ['projects'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams },
+      handler: async (request, reply) => {
+        const result = await projects.addProjectLabels(request.ctx, request.params.pk, asPayload(request.body));
+        return reply.code(result.status).send(result.tags);
+      },
+    });
+    app.delete<{ Params: { pk: string; tag: string } }>(`${prefix}/:pk/labels/:tag`, {
+      config: { access: 'authenticated' },
+      schema: { tags: ['projects'], summary: 'Remove a tag: 200 with the rest, 202 if it was not there', params: TagParams },
+      handler: async (request, reply) => {
+        const result = await projects.removeProjectLabel(request.ctx, request.params.pk, request.params.tag);
+        return reply.code(result.status).send(result.tags);
+      },
+    });
+  }
+
+  app.get<Pk>('/api/v1/projects/:pk/star', {
+    config: { access: 'anyone' },
+    schema: { tags: ['projects'], summary: 'Profiles of the users who starred the project', params: IdParams },
+    handler: (request) => projects.listStargazers(request.ctx, request.params.pk),
+  });
+  for (const [method, starred] of [['POST', true], ['DELETE', false]] as const) {
+    app.route<Pk>({
+      method,
+      url: '/api/v1/projects/:pk/star',
+      config: { access: 'authenticated' },
+      schema: { tags: ['projects'], summary: starred ? 'Star the project' : 'Unstar the project', params: IdParams },
+      handler: async (request, reply) => {
+        await projects.starProject(request.ctx, request.params.pk, starred);
+        return reply.code(204).send();
+      },
+    });
+  }
+}

@@ -1,0 +1,344 @@
+// Project use cases: create, list, read, update, delete, share, labels and stars.
+import type { RequestContext } from '../../context.ts';
+import { errors, type FieldErrors } from '../../errors.ts';
+import {
+  applyMetaPerms,
+  canAddToAccount,
+  canSeeProfileEmail,
+  canSeeProject,
+  isAuthenticated,
+  isRole,
+  projectAllows,
+  requireUser,
+  seesFullProject,
+  type Role,
+} from '../../access/index.ts';
+import { has, parseBoolean, readBoolean, readJsonObject, readString, type Payload } from '../../http/payload.ts';
+import { addError } from '../accounts/validation.ts';
+import { findActiveUserByUsername, listUsersByIds, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
+import { profileToApi } from '../accounts/to-api.ts';
+import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
+import * as repo from './repository.ts';
+import * as forms from '../forms/repository.ts';
+import { projectToApi } from './to-api.ts';
+
+export interface VisibleProject {
+  project: repo.ProjectRow;
+  role: Role | undefined;
+}
+
+export function parseObjectId(ctx: RequestContext, raw: string, message: string): number {
+  if (/^\d+$/.test(raw) && Number(raw) <= 2_147_483_647) return Number(raw);
+  if (!isAuthenticated(ctx.actor)) throw errors.notFound();
+  throw errors.badRequest(message);
+}
+
+/** The project if the caller may see it: 404 "Not found." when missing, "No Project matches…" when hidden. */
+export async function loadVisibleProject(ctx: RequestContext, rawId: string): Promise<VisibleProject> {
+  const id = parseObjectId(ctx, rawId, 'Invalid value for project_id. It must be a positive integer.');
+  const project = await repo.findLiveProject(ctx.db, id);
+  if (!project) throw errors.notFound();
+  const role = isAuthenticated(ctx.actor) ? await repo.projectRoleOf(ctx.db, id, ctx.actor.user.id) : undefined;
+  if (!canSeeProject({ shared: project.shared, role })) throw errors.noMatch('Project');
+  return { project, role };
+}
+
+async function represent(
+  ctx: RequestContext,
+  projects: readonly VisibleProject[],
+  shape: 'detail' | 'list',
+  listHasOwnerFilter = false,
+): Promise<Record<string, unknown>[]> {
+  const ids = projects.map((p) => p.project.id);
+  const [members, formRows, tags, stars] = await Promise.all([
+    repo.listProjectMembers(ctx.db, ids),
+    forms.listProjectFormSummaries(ctx.db, ids),
+    repo.listProjectTags(ctx.db, ids),
+    isAuthenticated(ctx.actor) ? repo.starredProjectIds(ctx.db, ids, ctx.actor.user.id) : Promise.resolve(new Set<number>()),
+  ]);
+  const membersBy = groupBy(members, (m) => m.object_id);
+  const formsBy = groupBy(formRows, (f) => f.project_id);
+  const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
+  return projects.map(({ project, role }) => {
+    const narrow = shape === 'list' && !listHasOwnerFilter && role !== 'owner' && role !== 'manager';
+    return projectToApi(
+      project,
+      ctx.baseUrl,
+      {
+        members: membersBy.get(project.id) ?? [],
+        forms: formsBy.get(project.id) ?? [],
+        tags: tags.get(project.id) ?? [],
+        starred: stars.has(project.id),
+        full: seesFullProject({ shared: project.shared, role }),
+        ...(narrow ? { memberFilter: (m: repo.MemberRow) => m.user_id === actorId || m.user_id === project.owner_id } : {}),
+      },
+      shape,
+    );
+  });
+}
+
+export async function projectDetail(ctx: RequestContext, visible: VisibleProject): Promise<Record<string, unknown>> {
+  const [body] = await represent(ctx, [visible], 'detail');
+  return body ?? {};
+}
+
+// ---------------------------------------------------------------- create
+
+async function resolveOwner(ctx: RequestContext, value: unknown, fieldErrors: FieldErrors): Promise<UserRow | undefined> {
+  const ref = parseUserRef(value);
+  if (!ref.ok) {
+    addError(fieldErrors, 'owner', [ref.message]);
+    return undefined;
+  }
+  const owner = await findActiveUserByUsername(ctx.db, ref.username);
+  if (!owner) addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
+  return owner;
+}
+
+function readMetadata(payload: Payload, fieldErrors: FieldErrors): Record<string, unknown> | undefined {
+  if (!has(payload, 'metadata')) return undefined;
+  const sink: FieldErrors = {};
+  const value = readJsonObject(payload, 'metadata', sink);
+  if (sink['metadata']) addError(fieldErrors, 'metadata', ['Invaid value for metadata']);
+  return value;
+}
+
+export async function createProject(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+  const actor = requireUser(ctx.actor);
+  const fieldErrors: FieldErrors = {};
+  const name = readString(payload, 'name', fieldErrors, { required: true, allowBlank: false });
+  if (name !== undefined && name.length > 255) addError(fieldErrors, 'name', ['Ensure this field has no more than 255 characters.']);
+  // Gather defaults the owner to the caller and `public` to false where onadata requires them.
+  const owner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : actor;
+  const shared = readBoolean(payload, 'public', fieldErrors) ?? false;
+  const metadata = readMetadata(payload, fieldErrors) ?? {};
+  if (Object.keys(fieldErrors).length || name === undefined || !owner) throw errors.validation(fieldErrors);
+
+  const clash = await repo.findProjectNameClash(ctx.db, owner.id, name);
+  if (clash === 'exact') throw errors.validation({ non_field_errors: ['The fields name, owner must make a unique set.'] });
+  if (clash === 'case') throw errors.validation({ name: [`Project ${name} already exists.`] });
+  if (!canAddToAccount(ctx.actor, owner.id)) {
+    throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${owner.username}.`] });
+  }
+  const id = await ctx.db.transaction().execute(async (trx) => {
+    const projectId = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: actor.id, metadata, shared, now: ctx.clock.now() });
+    await repo.setProjectRole(trx, projectId, owner.id, 'owner');
+    if (actor.id !== owner.id) await repo.setProjectRole(trx, projectId, actor.id, 'owner');
+    return projectId;
+  });
+  return projectDetail(ctx, { project: await mustFind(ctx, id), role: 'owner' });
+}
+
+async function mustFind(ctx: RequestContext, id: number): Promise<repo.ProjectRow> {
+  const project = await repo.findLiveProject(ctx.db, id);
+  if (!project) throw errors.notFound();
+  return project;
+}
+
+/** The account's default project, "<username>'s Project", created when missing. */
+export async function defaultProjectOf(ctx: RequestContext, owner: UserRow): Promise<number> {
+  const name = `${owner.username}'s Project`;
+  const existing = await repo.findDefaultProject(ctx.db, owner.id, name);
+  if (existing !== undefined) return existing;
+  return ctx.db.transaction().execute(async (trx) => {
+    const again = await repo.findDefaultProject(trx, owner.id, name);
+    if (again !== undefined) return again;
+    const id = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: owner.id, metadata: {}, shared: false, now: ctx.clock.now() });
+    await repo.setProjectRole(trx, id, owner.id, 'owner');
+    return id;
+  });
+}
+
+// ---------------------------------------------------------------- list and read
+
+export async function listProjects(
+  ctx: RequestContext,
+  query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined },
+): Promise<Record<string, unknown>[]> {
+  const tags = parseTags(query.tags ?? query.tag ?? '');
+  let ownerId: number | undefined;
+  if (query.owner) {
+    const owner = await findActiveUserByUsername(ctx.db, query.owner);
+    if (!owner) return [];
+    ownerId = owner.id;
+  }
+  const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
+  const rows = await repo.listLiveProjects(ctx.db, {
+    ...(actorId !== undefined ? { memberId: actorId } : {}),
+    includePublic: actorId === undefined || ownerId !== undefined,
+    ...(ownerId !== undefined ? { ownerId } : {}),
+    ...(tags.length ? { tags } : {}),
+  });
+  const roles = actorId !== undefined ? await repo.projectRolesOf(ctx.db, rows.map((r) => r.id), actorId) : new Map<number, Role>();
+  return represent(ctx, rows.map((project) => ({ project, role: roles.get(project.id) })), 'list', ownerId !== undefined);
+}
+
+export async function getProject(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
+  return projectDetail(ctx, await loadVisibleProject(ctx, rawId));
+}
+
+// ---------------------------------------------------------------- update and delete
+
+async function loadForChange(ctx: RequestContext, rawId: string, permission: 'change_project' | 'delete_project' | 'add_project'): Promise<VisibleProject & { actor: UserRow }> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleProject(ctx, rawId);
+  if (!projectAllows({ shared: visible.project.shared, role: visible.role }, permission)) throw errors.permissionDenied();
+  return { ...visible, actor };
+}
+
+export async function updateProject(ctx: RequestContext, rawId: string, payload: Payload, full: boolean): Promise<Record<string, unknown>> {
+  const { project } = await loadForChange(ctx, rawId, 'change_project');
+  const fieldErrors: FieldErrors = {};
+  const name = readString(payload, 'name', fieldErrors, { required: full, allowBlank: false });
+  const shared = readBoolean(payload, 'public', fieldErrors);
+  const metadata = readMetadata(payload, fieldErrors);
+  const newOwner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : undefined;
+  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  const ownerId = newOwner?.id ?? project.owner_id;
+  if (name !== undefined && (name !== project.name || ownerId !== project.owner_id)) {
+    const clash = await repo.findProjectNameClash(ctx.db, ownerId, name, project.id);
+    if (clash) throw errors.validation({ non_field_errors: ['The fields name, owner must make a unique set.'] });
+  }
+  // Moving a project to another account needs the right to add projects there.
+  if (newOwner && newOwner.id !== project.owner_id && !canAddToAccount(ctx.actor, newOwner.id)) {
+    throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${newOwner.username}.`] });
+  }
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.updateProject(trx, project.id, {
+      date_modified: now,
+      ...(name !== undefined ? { name } : {}),
+      ...(shared !== undefined ? { shared } : {}),
+      ...(newOwner ? { owner_id: newOwner.id } : {}),
+      // PUT replaces the metadata; PATCH merges the given keys one level deep.
+      ...(metadata !== undefined ? { metadata: full ? metadata : { ...project.metadata, ...metadata } } : {}),
+    });
+    if (shared !== undefined) await forms.updateProjectForms(trx, project.id, { shared, shared_data: shared, date_modified: now });
+    if (newOwner && newOwner.id !== project.owner_id) {
+      await repo.setProjectRole(trx, project.id, newOwner.id, 'owner');
+      await forms.updateProjectForms(trx, project.id, { owner_id: newOwner.id, date_modified: now });
+      for (const formId of await forms.listProjectFormIds(trx, project.id, true)) await forms.setFormRole(trx, formId, newOwner.id, 'owner');
+    }
+  });
+  const role = await repo.projectRoleOf(ctx.db, project.id, requireUser(ctx.actor).id);
+  return projectDetail(ctx, { project: await mustFind(ctx, project.id), role });
+}
+
+export async function deleteProject(ctx: RequestContext, rawId: string): Promise<void> {
+  const { project, actor } = await loadForChange(ctx, rawId, 'delete_project');
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await forms.softDeleteForms(trx, { projectId: project.id }, actor.id, now);
+    await repo.softDeleteProject(trx, project.id, actor.id, now);
+  });
+}
+
+// ---------------------------------------------------------------- share
+
+/** Gives `user` the role on the project and, through the meta-perms mapping, on each of its forms. */
+export async function grantProjectRole(trx: Parameters<typeof repo.setProjectRole>[0], projectId: number, userId: number, role: Role): Promise<void> {
+  await repo.setProjectRole(trx, projectId, userId, role);
+  const formIds = await forms.listProjectFormIds(trx, projectId, true);
+  const metaPerms = await forms.findMetaPerms(trx, formIds);
+  for (const formId of formIds) await forms.setFormRole(trx, formId, userId, applyMetaPerms(role, metaPerms.get(formId)));
+}
+
+export async function shareProject(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleProject(ctx, rawId);
+  const { project } = visible;
+  const remove = parseBoolean(payload['remove']) === true;
+  const rawNames = typeof payload['usernames'] === 'string' ? payload['usernames'] : payload['username'];
+  const names = typeof rawNames === 'string' ? rawNames.split(',').map((n) => n.trim()).filter(Boolean) : [];
+  const removingSelf = remove && names.length === 1 && names[0]?.toLowerCase() === actor.username.toLowerCase();
+  if (!removingSelf && !projectAllows({ shared: project.shared, role: visible.role }, 'change_project')) throw errors.permissionDenied();
+
+  const fieldErrors: FieldErrors = {};
+  if (names.length === 0) addError(fieldErrors, 'username', ['This field is required.']);
+  const roleValue = payload['role'];
+  if (roleValue === undefined || roleValue === null) addError(fieldErrors, 'role', ['This field is required.']);
+  else if (typeof roleValue !== 'string' || roleValue.trim() === '') addError(fieldErrors, 'role', ['This field may not be blank.']);
+  else if (!isRole(roleValue.trim())) addError(fieldErrors, 'role', [`Unknown role '${roleValue.trim()}'.`]);
+  const found = await listUsersByUsernames(ctx.db, names);
+  const users = found.filter((u) => u.is_active);
+  if (names.length) {
+    const missing = names.filter((n) => !found.some((u) => u.username === n));
+    const inactive = found.filter((u) => !u.is_active).map((u) => u.username);
+    if (missing.length) addError(fieldErrors, 'username', [`The following user(s) does/do not exist: ${missing.join(', ')}`]);
+    else if (inactive.length) addError(fieldErrors, 'username', [`The following user(s) is/are not active: ${inactive.join(', ')}`]);
+    else if (!remove && users.some((u) => u.id === project.owner_id)) {
+      addError(fieldErrors, 'username', [`Cannot share project with the owner (${project.owner_username})`]);
+    }
+  }
+  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  const role = (typeof roleValue === 'string' ? roleValue.trim() : '') as Role;
+
+  if (remove) {
+    for (const user of users) {
+      const current = await repo.projectRoleOf(ctx.db, project.id, user.id);
+      if (current === 'owner' && (await repo.countProjectOwners(ctx.db, project.id)) <= 1) {
+        throw errors.validation({ remove: ['Project requires at least one owner'] });
+      }
+    }
+  }
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const user of users) {
+      if (remove) {
+        await repo.removeProjectRole(trx, project.id, user.id);
+        await forms.removeFormRoles(trx, await forms.listProjectFormIds(trx, project.id, true), user.id);
+      } else {
+        await grantProjectRole(trx, project.id, user.id, role);
+      }
+    }
+  });
+  const message = payload['email_msg'];
+  if (!remove && typeof message === 'string' && message.trim()) {
+    for (const user of users) {
+      if (!user.email) continue;
+      await ctx.mailer.send({ to: user.email, subject: `${project.name} project has been shared with you.`, text: message });
+    }
+  }
+}
+
+// ---------------------------------------------------------------- labels
+
+export async function projectLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
+  const { project } = await loadVisibleProject(ctx, rawId);
+  return (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [];
+}
+
+export async function addProjectLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
+  const { project } = await loadForChange(ctx, rawId, 'add_project');
+  const tags = parseTags(payload['tags']);
+  if (tags.length) await repo.addProjectTags(ctx.db, project.id, tags);
+  return { status: tags.length ? 201 : 200, tags: (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [] };
+}
+
+export async function removeProjectLabel(ctx: RequestContext, rawId: string, tag: string): Promise<{ status: number; tags: string[] }> {
+  const { project } = await loadForChange(ctx, rawId, 'delete_project');
+  const removed = await repo.removeProjectTag(ctx.db, project.id, tag);
+  return { status: removed ? 200 : 202, tags: (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [] };
+}
+
+// ---------------------------------------------------------------- stars
+
+async function loadForStar(ctx: RequestContext, rawId: string): Promise<repo.ProjectRow> {
+  const id = parseObjectId(ctx, rawId, 'Invalid value for project_id. It must be a positive integer.');
+  const project = await repo.findLiveProject(ctx.db, id);
+  if (!project) throw errors.notFound();
+  return project;
+}
+
+export async function starProject(ctx: RequestContext, rawId: string, starred: boolean): Promise<void> {
+  const actor = requireUser(ctx.actor);
+  const project = await loadForStar(ctx, rawId);
+  if (starred) await repo.addStar(ctx.db, project.id, actor.id);
+  else await repo.removeStar(ctx.db, project.id, actor.id);
+}
+
+export async function listStargazers(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>[]> {
+  const project = await loadForStar(ctx, rawId);
+  const ids = await repo.listStargazerIds(ctx.db, project.id);
+  const users = (await listUsersByIds(ctx.db, ids)).filter((u) => u.is_active);
+  return users.map((u) => profileToApi(u, ctx.baseUrl, { includeEmail: canSeeProfileEmail(ctx.actor, u), includeMetadata: false }));
+}
