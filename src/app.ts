@@ -13,6 +13,7 @@ import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
 import { registerProjectRoutes } from './modules/projects/routes.ts';
 import { registerFormRoutes } from './modules/forms/routes.ts';
+import { registerOAuthRoutes } from './modules/oauth/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -49,9 +50,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
         securitySchemes: {
           basic: { type: 'http', scheme: 'basic' },
           token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Token <api_token>` or `TempToken <temp_token>`' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'an OAuth 2 access token from /o/token' },
         },
       },
-      security: [{ basic: [] }, { token: [] }],
+      security: [{ basic: [] }, { token: [] }, { bearer: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
@@ -61,6 +63,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerAccountRoutes(app);
   registerProjectRoutes(app);
   registerFormRoutes(app);
+  registerOAuthRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;
 }

@@ -1,10 +1,11 @@
 // Authorization header → Principal. Each scheme is an Authenticator keyed by its keyword; a header
-// whose keyword no authenticator knows is ignored (the request is anonymous), as DRF does. Bearer
-// (OAuth 2) and Digest (OpenRosa) plug in here by adding authenticators.
+// whose keyword no authenticator knows is ignored (the request is anonymous), as DRF does. Digest
+// (OpenRosa) plugs in here by adding an authenticator.
 import type { AppDeps } from '../context.ts';
 import { errors } from '../errors.ts';
 import { anonymous, type Principal } from '../access/principal.ts';
 import { checkApiToken, checkPassword, checkTempToken, type TokenCheck } from '../modules/auth/service.ts';
+import { checkBearerToken } from '../modules/oauth/service.ts';
 
 export interface AuthAttempt {
   /** Everything after the scheme keyword, untrimmed. */
@@ -71,6 +72,25 @@ export const tempTokenAuthenticator: Authenticator = {
   },
 };
 
+/**
+ * OAuth 2 access tokens. An unknown, expired or revoked token gets 401 here, where onadata
+ * (django-oauth-toolkit) would quietly treat the request as anonymous.
+ */
+export const bearerAuthenticator: Authenticator = {
+  keyword: 'bearer',
+  challenge: () => 'Bearer realm="Gather"',
+  async authenticate(deps, attempt) {
+    const challenge = this.challenge();
+    const key = singleKey(attempt.credentials, challenge);
+    const result = await checkBearerToken(deps, key);
+    if (result.ok) return { kind: 'user', user: result.user, scheme: 'bearer' };
+    throw errors.authenticationFailed(
+      result.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid or expired access token.',
+      challenge,
+    );
+  },
+};
+
 export const basicAuthenticator: Authenticator = {
   keyword: 'basic',
   challenge: () => 'Basic realm="Gather"',
@@ -123,5 +143,5 @@ export class AuthenticatorRegistry {
 }
 
 export function defaultAuthenticators(): Authenticator[] {
-  return [basicAuthenticator, tempTokenAuthenticator, tokenAuthenticator];
+  return [basicAuthenticator, tempTokenAuthenticator, tokenAuthenticator, bearerAuthenticator];
 }

@@ -92,8 +92,9 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     const ip = request.ip;
     const base = { ...deps, baseUrl: requestBaseUrl(deps, request), ip };
     const config = request.routeOptions.config;
-    // Routes that only answer 404/405 never look at credentials.
-    if (!config.access || config.methodNotAllowed) {
+    // Routes that only answer 404/405 never look at credentials; OAuth client endpoints read
+    // their own (a client's Basic credentials are no user's password).
+    if (!config.access || config.methodNotAllowed || config.clientAuthentication) {
       request.ctx = { ...base, actor: { kind: 'anonymous' } };
       return;
     }

@@ -15,6 +15,11 @@ declare module 'fastify' {
     cache?: CachePolicy;
     /** Set on the generated 405 routes, which must not count as allowed methods. */
     methodNotAllowed?: boolean;
+    /**
+     * The route reads the Authorization header itself (OAuth client credentials at /o/token):
+     * the user authenticators leave it alone and the caller is anonymous.
+     */
+    clientAuthentication?: boolean;
   }
 }
 

@@ -71,7 +71,7 @@ describe('GET /api/v1/user', () => {
   });
 
   test('an unknown scheme is ignored: the request is anonymous', async () => {
-    const res = await get('/api/v1/user', 'Bearer garbage');
+    const res = await get('/api/v1/user', 'Negotiate garbage');
     assert.equal(res.statusCode, 401);
     assert.deepEqual(res.json(), { detail: 'Authentication credentials were not provided.' });
   });
