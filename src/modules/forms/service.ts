@@ -25,6 +25,7 @@ import * as repo from './repository.ts';
 import { formToApi, type FormShape } from './to-api.ts';
 import { convertSource, md5Hash, publishNewForm, replaceFormDefinition, titleProblem, type FormSource } from './publish.ts';
 import { fetchXlsFormFromUrl } from './remote-source.ts';
+import { floipFormSource } from './floip-source.ts';
 import { retitleXForm } from './xform-stamp.ts';
 
 export interface VisibleForm {
@@ -90,6 +91,8 @@ export async function sourceFromRequest(ctx: RequestContext, body: ParsedBody): 
     const url = body.fields[key];
     if (typeof url === 'string' && url.trim()) return fetchXlsFormFromUrl(ctx, url.trim(), key === 'dropbox_xls_url');
   }
+  const floipFile = body.files.get('floip_file');
+  if (floipFile) return floipFormSource(floipFile);
   const file: UploadedFile | undefined = body.files.get('xls_file') ?? body.files.get('csv_file');
   if (file) return { fileName: file.fileName, bytes: file.bytes, contentType: file.contentType };
   const text = body.fields['text_xls_form'];
