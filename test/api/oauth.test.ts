@@ -168,6 +168,21 @@ describe('signing in to the /o/ pages', () => {
     assert.match(String(res.headers.location), /^\/o\/login\//);
   });
 
+  test('a password change ends the account’s sessions', async () => {
+    const erin = await createUser(server.app, 'erin');
+    const b = new TestBrowser(server.app);
+    await b.signIn(erin.username, erin.password);
+    assert.equal((await b.get('/o/applications/')).statusCode, 200);
+    const changed = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/profiles/erin/change_password',
+      headers: erin.auth,
+      payload: { current_password: erin.password, new_password: 'An-entirely-new-Passphrase-9' },
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal((await b.get('/o/applications/')).statusCode, 302);
+  });
+
   test('signing out ends the session', async () => {
     const b = new TestBrowser(server.app);
     await b.signIn(alice.username, alice.password);
