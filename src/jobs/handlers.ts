@@ -1,8 +1,11 @@
 // Every job type this build runs, for the server's in-process workers and `gather worker`.
 // Modules add one line each: registry.register('export_async', runExport, { leaseSeconds: 120 }).
 import { JobRegistry } from './registry.ts';
+import { DELETE_JOB, PUBLISH_JOB, runDeleteJob, runPublishJob } from '../modules/forms/async.ts';
 
 export function buildJobRegistry(): JobRegistry {
   const registry = new JobRegistry();
+  registry.register(PUBLISH_JOB, runPublishJob, { maxAttempts: 1 });
+  registry.register(DELETE_JOB, runDeleteJob);
   return registry;
 }

@@ -6,6 +6,7 @@ import { readBody } from '../../http/multipart.ts';
 import { sendPage } from '../../http/list-reply.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
+import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
 const PageQuery = {
@@ -15,6 +16,7 @@ const PageQuery = {
 type Pk = { Params: { pk: string } };
 
 export function registerFormRoutes(app: FastifyInstance): void {
+  registerAsyncFormRoutes(app);
   app.post('/api/v1/forms', {
     config: { access: 'authenticated' },
     schema: {
@@ -151,5 +153,45 @@ export function registerFormRoutes(app: FastifyInstance): void {
     config: { access: 'authenticated' },
     schema: { tags: ['forms'], summary: 'Copy the form into `username`’s account (optionally into project_id)', params: IdParams },
     handler: async (request, reply) => reply.code(201).send(await forms.cloneForm(request.ctx, request.params.pk, asPayload(request.body))),
+  });
+}
+
+export function registerAsyncFormRoutes(app: FastifyInstance): void {
+  app.post('/api/v1/forms/create_async', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['forms'], summary: 'Publish an XLSForm (multipart xls_file) in the background; answers 202 {job_uuid}' },
+    handler: async (request, reply) =>
+      reply.code(202).send(await startAsyncPublish(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
+  });
+  app.get<{ Querystring: { job_uuid?: string } }>('/api/v1/forms/create_async', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['forms'],
+      summary: 'Poll a create_async job: 202 {job_status} while it runs, 201 with the form when done',
+      querystring: Type.Object({ job_uuid: Type.Optional(Type.String()) }),
+    },
+    handler: async (request, reply) => {
+      const result = await asyncPublishStatus(request.ctx, request.query.job_uuid);
+      return reply.code(result.status).send(result.body);
+    },
+  });
+  for (const method of ['DELETE', 'POST'] as const) {
+    app.route<Pk>({
+      method,
+      url: '/api/v1/forms/:pk/delete_async',
+      config: { access: 'authenticated' },
+      schema: { tags: ['forms'], summary: 'Delete the form in the background; answers 202 {job_uuid}', params: IdParams },
+      handler: async (request, reply) => reply.code(202).send(await startAsyncDelete(request.ctx, request.params.pk)),
+    });
+  }
+  app.get<{ Params: { pk: string }; Querystring: { job_uuid?: string } }>('/api/v1/forms/:pk/delete_async', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['forms'],
+      summary: 'Poll a delete_async job',
+      params: IdParams,
+      querystring: Type.Object({ job_uuid: Type.Optional(Type.String()) }),
+    },
+    handler: async (request, reply) => reply.code(202).send(await asyncDeleteStatus(request.ctx, request.query.job_uuid)),
   });
 }

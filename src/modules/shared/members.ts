@@ -45,7 +45,7 @@ export function parseUserRef(value: unknown): UserRefResult {
   if (!text.includes('/')) {
     return text ? { ok: true, username: text } : { ok: false, message: 'This field may not be null.' };
   }
-  let path = text;
+  let path: string;
   try {
     path = new URL(text, 'http://placeholder').pathname;
   } catch {
