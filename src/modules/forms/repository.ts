@@ -5,7 +5,16 @@ import type { FormsTable } from '../../platform/schema.ts';
 import type { Role } from '../../access/roles.ts';
 import type { MemberRow } from '../projects/repository.ts';
 
-export type FormRow = Selectable<FormsTable> & { owner_username: string; created_by_username: string | null };
+/** A form without its (large) definition; `findFormDefinition` loads the XML and JSON. */
+export type FormRow = Omit<Selectable<FormsTable>, 'xml' | 'json' | 'itemsets_csv'> & { owner_username: string; created_by_username: string | null };
+
+const SUMMARY_COLUMNS = [
+  'f.id', 'f.project_id', 'f.owner_id', 'f.created_by', 'f.id_string', 'f.sms_id_string', 'f.title', 'f.description',
+  'f.version', 'f.uuid', 'f.hash', 'f.shared', 'f.shared_data', 'f.downloadable', 'f.require_auth', 'f.public_key',
+  'f.encrypted', 'f.allows_sms', 'f.has_hxl_support', 'f.instances_with_geopoints', 'f.instances_with_osm',
+  'f.num_of_submissions', 'f.last_submission_time', 'f.xls_blob', 'f.xls_filename', 'f.date_created', 'f.date_modified',
+  'f.last_updated_at', 'f.deleted_at', 'f.deleted_by',
+] as const;
 export type NewForm = Insertable<FormsTable>;
 export type FormPatch = Updateable<FormsTable>;
 
@@ -14,7 +23,7 @@ function liveForms(db: DbOrTx) {
     .selectFrom('forms as f')
     .innerJoin('users as o', 'o.id', 'f.owner_id')
     .leftJoin('users as c', 'c.id', 'f.created_by')
-    .selectAll('f')
+    .select(SUMMARY_COLUMNS)
     .select(['o.username as owner_username', 'c.username as created_by_username'])
     .where('f.deleted_at', 'is', null)
     .where('o.is_active', '=', true);
@@ -22,6 +31,10 @@ function liveForms(db: DbOrTx) {
 
 export async function findLiveForm(db: DbOrTx, id: number): Promise<FormRow | undefined> {
   return liveForms(db).where('f.id', '=', id).executeTakeFirst();
+}
+
+export async function findFormDefinition(db: DbOrTx, id: number): Promise<{ xml: string; json: Record<string, unknown>; itemsets_csv: string | null }> {
+  return db.selectFrom('forms').select(['xml', 'json', 'itemsets_csv']).where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 export interface FormListFilter {

@@ -215,8 +215,9 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
   const now = ctx.clock.now();
   const patch: repo.FormPatch = { date_modified: now };
   if (title !== undefined && title !== form.title) {
-    const xml = retitleXForm(form.xml, title);
-    Object.assign(patch, { title, xml, hash: md5Hash(xml), json: JSON.stringify({ ...form.json, title }) });
+    const definition = await repo.findFormDefinition(ctx.db, form.id);
+    const xml = retitleXForm(definition.xml, title);
+    Object.assign(patch, { title, xml, hash: md5Hash(xml), json: JSON.stringify({ ...definition.json, title }) });
   }
   // Stored HTML-escaped, as onadata does.
   if (description !== undefined) patch.description = description.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -241,9 +242,9 @@ export async function formRepresentation(ctx: RequestContext, rawId: string, for
   const { form } = await loadVisibleForm(ctx, rawId);
   switch (format) {
     case 'json':
-      return { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify(form.json) };
+      return { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify((await repo.findFormDefinition(ctx.db, form.id)).json) };
     case 'xml':
-      return { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: form.xml };
+      return { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: (await repo.findFormDefinition(ctx.db, form.id)).xml };
     case 'xls':
     case 'xlsx': {
       const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;
