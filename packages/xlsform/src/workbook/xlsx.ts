@@ -121,7 +121,64 @@ const CELL = /<c\b([^>]*?)(\/>|>([\s\S]*?)<\/c>)/g;
 const VALUE = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/;
 const INLINE = /<is>([\s\S]*?)<\/is>/;
 
+function cellValue(attrs: string, inner: string, strings: string[], dates: boolean[]): RawCell | undefined {
+  const type = attrValue(attrs, ' t="') ?? 'n';
+  if (type === 'inlineStr') {
+    const is = INLINE.exec(inner);
+    return is ? { v: textRuns(is[1] ?? '') } : undefined;
+  }
+  const v = VALUE.exec(inner);
+  if (!v) return undefined;
+  const raw = v[1] ?? '';
+  if (type === 's') return { v: strings[Number(raw)] ?? '' };
+  if (type === 'str' || type === 'e' || type === 'd') return { v: unescapeXml(raw) };
+  if (type === 'b') return { v: raw === '1' || raw === 'true' };
+  const style = attrValue(attrs, ' s="');
+  return { v: Number(raw), date: style !== undefined && dates[Number(style)] === true };
+}
+
+/**
+ * Visits only cells with content; self-closing (styled but empty) cells, which
+ * some files have by the hundred thousand, cost one indexOf each. Needs every
+ * cell to carry its reference (r="B7"); returns undefined otherwise.
+ */
+function worksheetGridByReference(data: string, strings: string[], dates: boolean[]): RawGrid | undefined {
+  const grid: RawGrid = [];
+  let pos = 0;
+  for (;;) {
+    const start = data.indexOf('<c', pos);
+    if (start < 0) return grid;
+    const next = data.charCodeAt(start + 2);
+    const tagEnd = data.indexOf('>', start);
+    if (tagEnd < 0) return grid;
+    pos = tagEnd + 1;
+    if (next !== 32 && next !== 62) continue; // <col, <cfRule...
+    if (data.charCodeAt(tagEnd - 1) === 47) continue; // <c .../>: styled but empty
+    const attrs = data.slice(start + 2, tagEnd);
+    const ref = attrValue(attrs, ' r="');
+    if (ref === undefined) return undefined;
+    const close = data.indexOf('</c>', tagEnd);
+    if (close < 0) return grid;
+    pos = close + 4;
+    const value = cellValue(attrs, data.slice(tagEnd + 1, close), strings, dates);
+    if (!value) continue;
+    let split = 0;
+    while (split < ref.length && ref.charCodeAt(split) >= 65) split++;
+    const row = Number(ref.slice(split)) - 1;
+    const col = columnIndex(ref);
+    if (!(row >= 0)) return undefined;
+    const cells = (grid[row] ??= []);
+    cells[col] = value;
+  }
+}
+
 function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGrid {
+  const dataStart0 = xml.indexOf('<sheetData');
+  if (dataStart0 >= 0) {
+    const dataEnd0 = xml.indexOf('</sheetData>', dataStart0);
+    const fast = worksheetGridByReference(xml.slice(dataStart0, dataEnd0 < 0 ? xml.length : dataEnd0), strings, dates);
+    if (fast) return fast;
+  }
   const grid: RawGrid = [];
   const dataStart = xml.indexOf('<sheetData');
   if (dataStart < 0) return grid;
@@ -145,25 +202,7 @@ function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGri
       nextCol = c + 1;
       const inner = cell[3];
       if (!inner) continue;
-      const type = attrValue(attrs, ' t="') ?? 'n';
-      let value: RawCell | undefined;
-      if (type === 'inlineStr') {
-        const is = INLINE.exec(inner);
-        if (is) value = { v: textRuns(is[1] ?? '') };
-      } else {
-        const v = VALUE.exec(inner);
-        if (!v) continue;
-        const raw = v[1] ?? '';
-        if (type === 's') value = { v: strings[Number(raw)] ?? '' };
-        else if (type === 'str' || type === 'e') value = { v: unescapeXml(raw) };
-        else if (type === 'b') value = { v: raw === '1' || raw === 'true' };
-        else if (type === 'd') value = { v: unescapeXml(raw) };
-        else {
-          const n = Number(raw);
-          const style = attrValue(attrs, ' s="');
-          value = { v: n, date: style !== undefined && dates[Number(style)] === true };
-        }
-      }
+      const value = cellValue(attrs, inner, strings, dates);
       if (value) cells[c] = value;
     }
     grid[r] = cells;

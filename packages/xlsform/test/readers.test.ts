@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import * as XLSX from '@e965/xlsx';
+import { convert } from '../src/index.ts';
+import { assertXml } from './helpers.ts';
+import { xlsxWithSurvey } from './zip-writer.ts';
+
+const SURVEY = [
+  ['type', 'name', 'label', 'relevant'],
+  ['integer', 'age', 'How old are you?', ''],
+  ['text', 'name', 'Name', '${age} > 18'],
+];
+const CHOICES = [['list_name', 'name', 'label']];
+const SETTINGS = [['form_title', 'form_id'], ['People', 'people']];
+
+function book(bookType: 'xlsx' | 'xls'): Uint8Array {
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(SURVEY), 'survey');
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(CHOICES), 'choices');
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(SETTINGS), 'settings');
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['anything'], ['ignored']]), 'notes');
+  return new Uint8Array(XLSX.write(wb, { type: 'array', bookType }) as ArrayBuffer);
+}
+
+const EXPECTED = [
+  '<h:title>People</h:title>',
+  '<data id="people">',
+  '<bind nodeset="/data/age" type="int"/>',
+  '<bind nodeset="/data/name" type="string" relevant=" /data/age  &gt; 18"/>',
+];
+
+describe('readers', () => {
+  it('reads .xlsx', () => {
+    const result = convert(book('xlsx'), { fileName: 'people.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, ...EXPECTED);
+  });
+
+  it('reads legacy .xls (BIFF8)', () => {
+    const result = convert(book('xls'), { fileName: 'people.xls' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, ...EXPECTED);
+  });
+
+  it('sniffs the format from the bytes when the name has no known extension', () => {
+    const result = convert(book('xlsx'), { fileName: 'upload.bin' });
+    assert.ok(result.ok);
+    assertXml(result.xform, '<data id="people">');
+  });
+
+  it("reads pyxform's CSV layout (sheet names in the first column)", () => {
+    const csv = ['survey,,,', ',type,name,label', ',integer,age,How old are you?', 'settings,,,', ',form_id,,', ',people_csv,,'].join('\n');
+    const result = convert(csv, { fileName: 'people.csv' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<data id="people_csv">', '<bind nodeset="/data/age" type="int"/>');
+  });
+
+  it('reads CSV with quoted fields holding commas, quotes and line breaks', () => {
+    const csv = 'survey,,,\n,type,name,label\n,note,n1,"Hello, ""you""\nsecond line"\n';
+    const result = convert(csv, { fileName: 'quoted.csv' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<label>Hello, "you"\nsecond line</label>');
+  });
+
+  it('reads markdown tables, ignoring comments and notes after the last pipe', () => {
+    const md = `
+      # a comment line
+      | survey |
+      |        | type | name | label     |
+      |        | text | q1   | Q \\| one | a note about this row
+    `;
+    const result = convert(md, { fileName: 'm.md' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<label>Q | one</label>');
+  });
+
+  it('accepts bytes for text formats', () => {
+    const bytes = new TextEncoder().encode('| survey |\n| | type | name | label |\n| | text | q | Q |\n');
+    const result = convert(bytes, { fileName: 'b.md' });
+    assert.ok(result.ok);
+  });
+
+  it('reads a single sheet of any name as the survey sheet', () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(SURVEY), 'Sheet1');
+    const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
+    const result = convert(bytes, { fileName: 'single.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<bind nodeset="/data/age" type="int"/>');
+  });
+
+  it('writes numbers as pyxform does: integers without ".0", booleans as TRUE/FALSE', () => {
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(
+      wb,
+      XLSX.utils.aoa_to_sheet([
+        ['type', 'name', 'label', 'default'],
+        ['integer', 'a', 'A', 5],
+        ['decimal', 'b', 'B', 2.5],
+        ['text', 'c', 'C', true],
+      ]),
+      'survey',
+    );
+    const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
+    const result = convert(bytes, { fileName: 'numbers.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<a>5</a>', '<b>2.5</b>', '<c>TRUE</c>');
+  });
+
+  it('ignores a huge declared sheet range and reads only the cells present', () => {
+    const rows =
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c></row>' +
+      '<row r="2"><c r="A2" t="s"><v>3</v></c><c r="B2" t="inlineStr"><is><t>q1</t></is></c><c r="C2" t="inlineStr"><is><r><t>Rich </t></r><r><t>&amp; bold</t></r></is></c><c r="D2" s="0"/></row>';
+    const bytes = xlsxWithSurvey(rows, { sharedStrings: ['type', 'name', 'label', 'text'], dimension: 'A1:AMJ1048576' });
+    const start = Date.now();
+    const result = convert(bytes, { fileName: 'huge.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assert.ok(Date.now() - start < 1000);
+    assertXml(result.xform, '<label>Rich &amp; bold</label>');
+  });
+
+  it('reads date-formatted cells as dates and times, as pyxform prints them', () => {
+    const styles =
+      '<?xml version="1.0"?><styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm"/></numFmts><cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="21"/></cellXfs></styleSheet>';
+    const rows =
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c><c r="D1" t="s"><v>3</v></c></row>' +
+      '<row r="2"><c r="A2" t="s"><v>4</v></c><c r="B2" t="s"><v>5</v></c><c r="C2" t="s"><v>2</v></c><c r="D2" s="1"><v>43831.5</v></c></row>' +
+      '<row r="3"><c r="A3" t="s"><v>6</v></c><c r="B3" t="s"><v>7</v></c><c r="C3" t="s"><v>2</v></c><c r="D3" s="2"><v>0.395833333333333</v></c></row>';
+    const bytes = xlsxWithSurvey(rows, { sharedStrings: ['type', 'name', 'label', 'default', 'text', 'when', 'time', 'at'], styles });
+    const result = convert(bytes, { fileName: 'dates.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<when>2020-01-01 12:00:00</when>', '<at>09:30:00</at>');
+  });
+
+  it('rejects corrupt spreadsheets with a message, never an exception', () => {
+    for (const [name, bytes] of [
+      ['bad.xlsx', new Uint8Array([0x50, 0x4b, 3, 4, 0, 0, 0, 0])],
+      ['bad.xls', new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 1, 2, 3])],
+      ['empty.xlsx', new Uint8Array(0)],
+      ['random.bin', new Uint8Array([1, 2, 3, 4])],
+    ] as const) {
+      const result = convert(bytes, { fileName: name });
+      assert.equal(result.ok, false, name);
+      if (!result.ok) assert.ok(result.errors[0]?.message, name);
+    }
+  });
+
+  it('rejects text that is not an XLSForm', () => {
+    const result = convert('just some text', { fileName: 'x.md' });
+    assert.equal(result.ok, false);
+  });
+
+  it('rejects a workbook without a survey sheet, suggesting a misspelt one', () => {
+    const md = '| surveys |\n| | type | name |\n| | text | q |\n| choices |\n| | list_name | name | label |\n| | l | a | A |\n';
+    const result = convert(md, { fileName: 'x.md' });
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.match(result.errors[0]?.message ?? '', /You must have a sheet named 'survey'.*'surveys'/);
+  });
+});
