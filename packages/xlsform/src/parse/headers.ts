@@ -138,8 +138,13 @@ export function groupSheet(sheet: Sheet | undefined, options: HeaderOptions): Gr
         );
       }
       const head = tokens[0] ?? '';
+      const existing = data[head];
       if (tokens.length === 1) data[head] = value;
-      else {
+      else if (tokens.length === 2 && value !== '' && (existing === undefined || (isObject(existing) && !((tokens[1] ?? '') in existing)))) {
+        // The common "label::Language" cell: add it without building and merging a nested copy.
+        if (existing === undefined) data[head] = { [tokens[1] ?? '']: value };
+        else if (isObject(existing)) existing[tokens[1] ?? ''] = value;
+      } else {
         const merged = mergeValues(data, { [head]: nest(tokens, value) }, defaultLanguage);
         if (isObject(merged)) data = merged;
       }

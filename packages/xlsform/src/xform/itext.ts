@@ -177,25 +177,23 @@ function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage:
 }
 
 function fillMissing(translations: Translations): void {
-  const all = new Map<string, Set<string>>();
+  // Union of forms per path (at most a handful each, so arrays beat sets).
+  const all = new Map<string, string[]>();
   for (const language of translations.values()) {
     for (const [path, content] of language) {
-      let set = all.get(path);
-      if (!set) {
-        set = new Set<string>();
-        all.set(path, set);
-      }
-      for (const form of content.keys()) set.add(form);
+      const union = all.get(path);
+      if (!union) all.set(path, [...content.keys()]);
+      else for (const form of content.keys()) if (!union.includes(form)) union.push(form);
     }
   }
   for (const language of translations.values()) {
-    for (const [path, formSet] of all) {
+    for (const [path, union] of all) {
       let content = language.get(path);
       if (!content) {
         content = new Map();
         language.set(path, content);
-      } else if (content.size === formSet.size) continue; // already complete
-      for (const form of formSet) if (!content.has(form)) content.set(form, '-');
+      } else if (content.size === union.length) continue; // already complete
+      for (const form of union) if (!content.has(form)) content.set(form, '-');
     }
   }
 }
