@@ -36,7 +36,13 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
     }
     const now = ctx.clock.now();
     await ctx.db.transaction().execute(async (trx) => {
-      await repo.updateForm(trx, form.id, { project_id: project.id, owner_id: project.owner_id, date_modified: now });
+      // A private form takes the project's public flag (onadata's set_project_perms_to_xform).
+      const sync = !form.shared && !form.shared_data && project.shared ? { shared: true, shared_data: true } : {};
+      await repo.updateForm(trx, form.id, { project_id: project.id, owner_id: project.owner_id, date_modified: now, ...sync });
+      // Roles the form had through its old project go; the new project's roles replace them.
+      const keep = [project.owner_id, actor.id, ...(project.created_by !== null ? [project.created_by] : [])];
+      await repo.clearFormRoles(trx, form.id, keep);
+      await repo.setFormRole(trx, form.id, project.owner_id, 'owner');
       await repo.setFormRole(trx, form.id, actor.id, 'owner');
       const metaPerms = (await repo.findMetaPerms(trx, [form.id])).get(form.id);
       for (const member of await listProjectMembers(trx, [project.id])) {

@@ -130,6 +130,24 @@ export async function findDefaultProject(db: DbOrTx, ownerId: number, name: stri
   return row?.id;
 }
 
+/** id_strings of the project's live forms that `ownerId` already uses on another live form (any case). */
+export async function listFormIdStringClashes(db: DbOrTx, projectId: number, ownerId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('forms as f')
+    .innerJoin('forms as other', (join) =>
+      join
+        .on(sql<string>`lower(other.id_string)`, '=', sql<string>`lower(f.id_string)`)
+        .on('other.owner_id', '=', ownerId)
+        .on('other.deleted_at', 'is', null)
+        .onRef('other.project_id', '!=', 'f.project_id'),
+    )
+    .select('f.id_string')
+    .where('f.project_id', '=', projectId)
+    .where('f.deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.id_string);
+}
+
 // ---------------------------------------------------------------- roles
 
 export async function projectRoleOf(db: DbOrTx, projectId: number, userId: number): Promise<Role | undefined> {
@@ -151,6 +169,18 @@ export async function projectRolesOf(db: DbOrTx, projectIds: readonly number[], 
     .where('user_id', '=', userId)
     .execute();
   return new Map(rows.map((r) => [r.project_id, r.role as Role]));
+}
+
+/** The roles some users hold on one project. */
+export async function projectRolesOfUsers(db: DbOrTx, projectId: number, userIds: readonly number[]): Promise<Map<number, Role>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('project_roles')
+    .select(['user_id', 'role'])
+    .where('project_id', '=', projectId)
+    .where('user_id', 'in', userIds)
+    .execute();
+  return new Map(rows.map((r) => [r.user_id, r.role as Role]));
 }
 
 export interface MemberRow {

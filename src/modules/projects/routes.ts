@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
-import { sendPage } from '../../http/list-reply.ts';
 import * as projects from './service.ts';
 import { addFormToProject, formsOfProject } from '../forms/project-forms.ts';
 
@@ -29,7 +28,11 @@ export function registerProjectRoutes(app: FastifyInstance): void {
         ...PageQuery,
       }),
     },
-    handler: async (request, reply) => sendPage(request, reply, await projects.listProjects(request.ctx, request.query)),
+    handler: async (request, reply) => {
+      const { items, link } = await projects.listProjects(request.ctx, request.query, request.url);
+      if (link) reply.header('link', link);
+      return reply.send(items);
+    },
   });
 
   app.post('/api/v1/projects', {
@@ -39,7 +42,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
       summary: 'Create a project',
       body: Type.Object({
         name: Type.Optional(Type.String()),
-        owner: Type.Optional(Type.String({ description: 'user URL or username; defaults to the caller' })),
+        owner: Type.Optional(Type.Unknown({ description: 'user URL or username; defaults to the caller' })),
         public: Type.Optional(Type.Unknown()),
         metadata: Type.Optional(Type.Unknown()),
       }),
@@ -102,7 +105,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.get<Pk>('/api/v1/projects/:pk/forms', {
-    config: { access: 'anyone' },
+    config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'The project’s forms (full representation)', params: IdParams },
     handler: (request) => formsOfProject(request.ctx, request.params.pk),
   });
@@ -120,7 +123,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
 
   for (const prefix of ['/api/v1/projects', '/api/v1/project']) {
     app.get<Pk>(`${prefix}/:pk/labels`, {
-      config: { access: 'anyone' },
+      config: { access: 'anyone', cache: 'public' },
       schema: { tags: ['projects'], summary: 'The project’s tags', params: IdParams },
       handler: (request) => projects.projectLabels(request.ctx, request.params.pk),
     });
@@ -143,7 +146,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.get<Pk>('/api/v1/projects/:pk/star', {
-    config: { access: 'anyone' },
+    config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'Profiles of the users who starred the project', params: IdParams },
     handler: (request) => projects.listStargazers(request.ctx, request.params.pk),
   });

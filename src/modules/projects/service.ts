@@ -10,9 +10,11 @@ import {
   isRole,
   projectAllows,
   requireUser,
+  ROLES,
   seesFullProject,
   type Role,
 } from '../../access/index.ts';
+import { paginate, pageWindow, type PageRequest } from '../../http/pagination.ts';
 import { has, parseBoolean, readBoolean, readJsonObject, readString, type Payload } from '../../http/payload.ts';
 import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByIds, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
@@ -115,18 +117,31 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
   if (Object.keys(fieldErrors).length || name === undefined || !owner) throw errors.validation(fieldErrors);
 
   const clash = await repo.findProjectNameClash(ctx.db, owner.id, name);
-  if (clash === 'exact') throw errors.validation({ non_field_errors: ['The fields name, owner must make a unique set.'] });
+  if (clash === 'exact') throw errors.validation({ non_field_errors: [UNIQUE_SET] });
   if (clash === 'case') throw errors.validation({ name: [`Project ${name} already exists.`] });
   if (!canAddToAccount(ctx.actor, owner.id)) {
     throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${owner.username}.`] });
   }
-  const id = await ctx.db.transaction().execute(async (trx) => {
-    const projectId = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: actor.id, metadata, shared, now: ctx.clock.now() });
-    await repo.setProjectRole(trx, projectId, owner.id, 'owner');
-    if (actor.id !== owner.id) await repo.setProjectRole(trx, projectId, actor.id, 'owner');
-    return projectId;
-  });
+  const id = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      const projectId = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: actor.id, metadata, shared, now: ctx.clock.now() });
+      await repo.setProjectRole(trx, projectId, owner.id, 'owner');
+      if (actor.id !== owner.id) await repo.setProjectRole(trx, projectId, actor.id, 'owner');
+      return projectId;
+    })
+    .catch(uniqueNameClash);
   return projectDetail(ctx, { project: await mustFind(ctx, id), role: 'owner' });
+}
+
+const UNIQUE_SET = 'The fields name, owner must make a unique set.';
+
+/** A concurrent create or rename that won the race for the name: the same 400 as the check above. */
+function uniqueNameClash(error: unknown): never {
+  if (typeof error === 'object' && error !== null && 'code' in error && error.code === '23505') {
+    throw errors.validation({ non_field_errors: [UNIQUE_SET] });
+  }
+  throw error;
 }
 
 async function mustFind(ctx: RequestContext, id: number): Promise<repo.ProjectRow> {
@@ -151,15 +166,27 @@ export async function defaultProjectOf(ctx: RequestContext, owner: UserRow): Pro
 
 // ---------------------------------------------------------------- list and read
 
+export interface ProjectPage {
+  items: Record<string, unknown>[];
+  /** The pagination Link header, when there is another page. */
+  link: string | undefined;
+}
+
+/**
+ * One page of the projects the caller may see, newest first. Only the page is represented:
+ * members, forms, tags and stars are loaded for the projects on it, not for every match.
+ */
 export async function listProjects(
   ctx: RequestContext,
-  query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined },
-): Promise<Record<string, unknown>[]> {
+  query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined } & PageRequest,
+  requestUrl: string,
+): Promise<ProjectPage> {
+  const window = pageWindow(query);
   const tags = parseTags(query.tags ?? query.tag ?? '');
   let ownerId: number | undefined;
   if (query.owner) {
     const owner = await findActiveUserByUsername(ctx.db, query.owner);
-    if (!owner) return [];
+    if (!owner) return { items: [], link: paginate([], window, requestUrl, ctx.baseUrl).link };
     ownerId = owner.id;
   }
   const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
@@ -169,8 +196,10 @@ export async function listProjects(
     ...(ownerId !== undefined ? { ownerId } : {}),
     ...(tags.length ? { tags } : {}),
   });
-  const roles = actorId !== undefined ? await repo.projectRolesOf(ctx.db, rows.map((r) => r.id), actorId) : new Map<number, Role>();
-  return represent(ctx, rows.map((project) => ({ project, role: roles.get(project.id) })), 'list', ownerId !== undefined);
+  const { pageItems, link } = paginate(rows, window, requestUrl, ctx.baseUrl);
+  const roles = actorId !== undefined ? await repo.projectRolesOf(ctx.db, pageItems.map((r) => r.id), actorId) : new Map<number, Role>();
+  const items = await represent(ctx, pageItems.map((project) => ({ project, role: roles.get(project.id) })), 'list', ownerId !== undefined);
+  return { items, link };
 }
 
 export async function getProject(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
@@ -187,41 +216,54 @@ async function loadForChange(ctx: RequestContext, rawId: string, permission: 'ch
 }
 
 export async function updateProject(ctx: RequestContext, rawId: string, payload: Payload, full: boolean): Promise<Record<string, unknown>> {
-  const { project } = await loadForChange(ctx, rawId, 'change_project');
+  const { project, role, actor } = await loadForChange(ctx, rawId, 'change_project');
   const fieldErrors: FieldErrors = {};
   const name = readString(payload, 'name', fieldErrors, { required: full, allowBlank: false });
+  if (name !== undefined && name.length > 255) addError(fieldErrors, 'name', ['Ensure this field has no more than 255 characters.']);
   const shared = readBoolean(payload, 'public', fieldErrors);
   const metadata = readMetadata(payload, fieldErrors);
   const newOwner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : undefined;
   if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
-  const ownerId = newOwner?.id ?? project.owner_id;
-  if (name !== undefined && (name !== project.name || ownerId !== project.owner_id)) {
-    const clash = await repo.findProjectNameClash(ctx.db, ownerId, name, project.id);
-    if (clash) throw errors.validation({ non_field_errors: ['The fields name, owner must make a unique set.'] });
-  }
-  // Moving a project to another account needs the right to add projects there.
-  if (newOwner && newOwner.id !== project.owner_id && !canAddToAccount(ctx.actor, newOwner.id)) {
+  const moving = newOwner !== undefined && newOwner.id !== project.owner_id;
+  // Moving a project to another account is the owner role's transfer_project, and needs the
+  // right to add projects to the target account; editors and managers may change the rest.
+  if (moving && !projectAllows({ shared: project.shared, role }, 'transfer_project')) throw errors.permissionDenied();
+  if (moving && !canAddToAccount(ctx.actor, newOwner.id)) {
     throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${newOwner.username}.`] });
   }
+  const ownerId = newOwner?.id ?? project.owner_id;
+  const finalName = name ?? project.name;
+  if (finalName !== project.name || moving) {
+    const clash = await repo.findProjectNameClash(ctx.db, ownerId, finalName, project.id);
+    if (clash) throw errors.validation({ non_field_errors: [UNIQUE_SET] });
+  }
+  if (moving) {
+    // The project's forms move with it; an id_string the target account already uses would clash.
+    const clashes = await repo.listFormIdStringClashes(ctx.db, project.id, newOwner.id);
+    if (clashes.length) throw errors.badRequest('Form with the same id_string already exists in this account');
+  }
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.updateProject(trx, project.id, {
-      date_modified: now,
-      ...(name !== undefined ? { name } : {}),
-      ...(shared !== undefined ? { shared } : {}),
-      ...(newOwner ? { owner_id: newOwner.id } : {}),
-      // PUT replaces the metadata; PATCH merges the given keys one level deep.
-      ...(metadata !== undefined ? { metadata: full ? metadata : { ...project.metadata, ...metadata } } : {}),
-    });
-    if (shared !== undefined) await forms.updateProjectForms(trx, project.id, { shared, shared_data: shared, date_modified: now });
-    if (newOwner && newOwner.id !== project.owner_id) {
-      await repo.setProjectRole(trx, project.id, newOwner.id, 'owner');
-      await forms.updateProjectForms(trx, project.id, { owner_id: newOwner.id, date_modified: now });
-      for (const formId of await forms.listProjectFormIds(trx, project.id, true)) await forms.setFormRole(trx, formId, newOwner.id, 'owner');
-    }
-  });
-  const role = await repo.projectRoleOf(ctx.db, project.id, requireUser(ctx.actor).id);
-  return projectDetail(ctx, { project: await mustFind(ctx, project.id), role });
+  await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      await repo.updateProject(trx, project.id, {
+        date_modified: now,
+        ...(name !== undefined ? { name } : {}),
+        ...(shared !== undefined ? { shared } : {}),
+        ...(moving ? { owner_id: newOwner.id } : {}),
+        // PUT replaces the metadata; PATCH merges the given keys one level deep.
+        ...(metadata !== undefined ? { metadata: full ? metadata : { ...project.metadata, ...metadata } } : {}),
+      });
+      if (shared !== undefined) await forms.updateProjectForms(trx, project.id, { shared, shared_data: shared, date_modified: now });
+      if (moving) {
+        await repo.setProjectRole(trx, project.id, newOwner.id, 'owner');
+        await forms.updateProjectForms(trx, project.id, { owner_id: newOwner.id, date_modified: now });
+        for (const formId of await forms.listProjectFormIds(trx, project.id, true)) await forms.setFormRole(trx, formId, newOwner.id, 'owner');
+      }
+    })
+    .catch(uniqueNameClash);
+  const newRole = await repo.projectRoleOf(ctx.db, project.id, actor.id);
+  return projectDetail(ctx, { project: await mustFind(ctx, project.id), role: newRole });
 }
 
 export async function deleteProject(ctx: RequestContext, rawId: string): Promise<void> {
@@ -279,6 +321,18 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
       if (current === 'owner' && (await repo.countProjectOwners(ctx.db, project.id)) <= 1) {
         throw errors.validation({ remove: ['Project requires at least one owner'] });
       }
+      // The owning account keeps its project; onadata would strip it and leave the account locked out.
+      if (user.id === project.owner_id) throw errors.validation({ username: [`Cannot remove the owner (${project.owner_username}) from the project`] });
+    }
+  }
+  // onadata lets an editor grant owner (or demote a manager); Gather caps what a sharer may
+  // grant, change or remove at the sharer's own role. Removing yourself is always allowed.
+  if (!removingSelf) {
+    const ownRank = visible.role === undefined ? -1 : ROLES.indexOf(visible.role);
+    if (!remove && ROLES.indexOf(role) > ownRank) throw errors.permissionDenied('You cannot give a role higher than your own.');
+    const current = await repo.projectRolesOfUsers(ctx.db, project.id, users.map((u) => u.id));
+    if ([...current.values()].some((r) => ROLES.indexOf(r) > ownRank)) {
+      throw errors.permissionDenied('You cannot change the role of a user whose role is higher than your own.');
     }
   }
   await ctx.db.transaction().execute(async (trx) => {
