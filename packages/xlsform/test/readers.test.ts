@@ -36,6 +36,16 @@ describe('readers', () => {
     assertXml(result.xform, ...EXPECTED);
   });
 
+  it('reads long shared-string tables in .xls (strings continued across records)', () => {
+    const long = Array.from({ length: 400 }, (_, i) => ['note', `n${i}`, `Note number ${i} ${'é'.repeat(i % 7)} ${'x'.repeat(60)}`]);
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['type', 'name', 'label'], ...long]), 'survey');
+    const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xls' }) as ArrayBuffer);
+    const result = convert(bytes, { fileName: 'long.xls' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, `<label>Note number 398 ${'é'.repeat(398 % 7)} ${'x'.repeat(60)}</label>`, '<input ref="/data/n0">');
+  });
+
   it('reads legacy .xls (BIFF8)', () => {
     const result = convert(book('xls'), { fileName: 'people.xls' });
     assert.ok(result.ok, JSON.stringify(result));
@@ -101,10 +111,12 @@ describe('readers', () => {
       ]),
       'survey',
     );
-    const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
-    const result = convert(bytes, { fileName: 'numbers.xlsx' });
-    assert.ok(result.ok, JSON.stringify(result));
-    assertXml(result.xform, '<a>5</a>', '<b>2.5</b>', '<c>TRUE</c>');
+    for (const bookType of ['xlsx', 'xls'] as const) {
+      const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType }) as ArrayBuffer);
+      const result = convert(bytes, { fileName: `numbers.${bookType}` });
+      assert.ok(result.ok, JSON.stringify(result));
+      assertXml(result.xform, '<a>5</a>', '<b>2.5</b>', '<c>TRUE</c>');
+    }
   });
 
   it('ignores a huge declared sheet range and reads only the cells present', () => {

@@ -5,6 +5,7 @@ import * as XLSX from '@e965/xlsx';
 import { XlsFormError } from '../errors.ts';
 import type { RawCell, RawGrid } from './grid.ts';
 import { buildWorkbook, trimTrailing, type Sheet, type SheetRow, type Workbook } from './model.ts';
+import { readBiff8, type BiffBook } from './biff8.ts';
 import { readXlsxBook, type XlsxBook } from './xlsx.ts';
 
 const MAX_EMPTY_HEADER_RUN = 20;
@@ -23,7 +24,15 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
     const dates: DateSystem = { format, date1904: book.date1904 };
     return buildWorkbook(book.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
   }
-  return readWithSheetJs(bytes, format);
+  let biff: BiffBook;
+  try {
+    biff = readBiff8(bytes);
+  } catch {
+    // Older BIFF versions, encrypted or odd files go through SheetJS instead.
+    return readWithSheetJs(bytes, format);
+  }
+  const dates: DateSystem = { format, date1904: biff.date1904 };
+  return buildWorkbook(biff.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
 }
 
 function readWithSheetJs(bytes: Uint8Array, format: 'xlsx' | 'xls'): Workbook {
