@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LightMyRequestResponse } from 'fastify';
@@ -979,6 +980,11 @@ describe('labels', () => {
     assert.deepEqual(listed.json(), ['alpha', 'beta', 'hello', 'new york', 'rome', 'world']);
     assert.deepEqual((await get(`/api/v1/project/${project.projectid}/labels`, bob)).json(), listed.json());
     assert.deepEqual(body(await get(`/api/v1/projects/${project.projectid}`, bob))['tags'], listed.json());
+    const tooLong = await call('POST', url, bob, { tags: `ok,${randomBytes(2000).toString('hex')}` });
+    assert.equal(tooLong.statusCode, 400);
+    assert.deepEqual(tooLong.json(), { tags: ['Ensure each tag has no more than 100 characters.'] });
+    assert.equal((await call('POST', url, bob, { tags: 'x'.repeat(100) })).statusCode, 201);
+    assert.equal((await get(url, bob)).json<string[]>().includes('ok'), false);
     const alias = await call('POST', `/api/v1/project/${project.projectid}/labels`, bob, { tags: 'zeta' });
     assert.equal(alias.statusCode, 201);
     assert.ok((alias.json<string[]>()).includes('zeta'));
@@ -1074,6 +1080,29 @@ describe('star', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+
+describe('hostile input', () => {
+  test('NUL characters in bodies, queries and paths are 400 "Null characters are not allowed.", never a 500', async () => {
+    const project = await createProject(bob, 'nul target');
+    const id = project.projectid;
+    const nul = (field: string): Body => ({ [field]: ['Null characters are not allowed.'] });
+    const cases: Array<[LightMyRequestResponse, Body]> = [
+      [await call('POST', '/api/v1/projects', bob, { name: 'a\u0000b' }), nul('name')],
+      [await call('POST', '/api/v1/projects', bob, { name: 'fine', metadata: { deep: ['a\u0000b'] } }), nul('metadata')],
+      [await call('PATCH', `/api/v1/projects/${id}`, bob, { owner: 'bo\u0000b' }), nul('owner')],
+      [await call('POST', `/api/v1/projects/${id}/labels`, bob, { tags: 'a\u0000b' }), nul('tags')],
+      [await form('PUT', `/api/v1/projects/${id}/share`, bob, { username: 'a\u0000b', role: 'readonly' }), nul('username')],
+      [await get('/api/v1/projects?owner=a%00b', bob), nul('owner')],
+      [await get('/api/v1/projects?tags=a%00b', bob), nul('tags')],
+      [await call('DELETE', `/api/v1/projects/${id}/labels/a%00b`, bob), nul('tag')],
+    ];
+    for (const [res, expected] of cases) {
+      assert.equal(res.statusCode, 400, res.body);
+      assert.deepEqual(res.json(), expected);
+    }
+    assert.deepEqual(body(await get(`/api/v1/projects/${id}`, bob))['tags'], []);
+  });
+});
 
 describe('headers and methods', () => {
   test('Allow lists each path\'s methods; other methods are 405 in DRF\'s words', async () => {

@@ -1,8 +1,9 @@
 // Routes for /projects: a schema, an access rule and one service call each.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
+import { errors } from '../../errors.ts';
 import * as projects from './service.ts';
 import { addFormToProject, formsOfProject } from '../forms/project-forms.ts';
 
@@ -15,8 +16,33 @@ const PageQuery = {
 const Project = Type.Object({}, { additionalProperties: true, description: 'onadata project representation' });
 type Pk = { Params: { pk: string } };
 
+/** The first field (top-level name) whose text holds a NUL character, which PostgreSQL text cannot store. */
+function fieldWithNul(value: unknown, field: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? field : undefined;
+  if (Array.isArray(value)) return value.map((v) => fieldWithNul(v, field)).find((f) => f !== undefined);
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, inner] of Object.entries(value)) {
+      const found = fieldWithNul(key, field) ?? fieldWithNul(inner, field);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** DRF refuses NUL characters in text fields with a 400; without this they reach the database as a 500. */
+async function rejectNullCharacters(request: FastifyRequest): Promise<void> {
+  for (const source of [request.params, request.query, request.body]) {
+    if (typeof source !== 'object' || source === null) continue;
+    for (const [key, value] of Object.entries(source)) {
+      const field = fieldWithNul(key, key) ?? fieldWithNul(value, key);
+      if (field !== undefined) throw errors.validation({ [field]: ['Null characters are not allowed.'] });
+    }
+  }
+}
+
 export function registerProjectRoutes(app: FastifyInstance): void {
   app.get<{ Querystring: { owner?: string; tags?: string; tag?: string; page?: string; page_size?: string } }>('/api/v1/projects', {
+    preHandler: rejectNullCharacters,
     config: { access: 'anyone', cache: 'public' },
     schema: {
       tags: ['projects'],
@@ -36,6 +62,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   });
 
   app.post('/api/v1/projects', {
+    preHandler: rejectNullCharacters,
     config: { access: 'authenticated' },
     schema: {
       tags: ['projects'],
@@ -52,6 +79,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   });
 
   app.get<Pk>('/api/v1/projects/:pk', {
+    preHandler: rejectNullCharacters,
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'One project', params: IdParams },
     handler: (request) => projects.getProject(request.ctx, request.params.pk),
@@ -61,6 +89,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/projects/:pk',
+      preHandler: rejectNullCharacters,
       config: { access: 'authenticated' },
       schema: {
         tags: ['projects'],
@@ -72,6 +101,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.delete<Pk>('/api/v1/projects/:pk', {
+    preHandler: rejectNullCharacters,
     config: { access: 'authenticated' },
     schema: { tags: ['projects'], summary: 'Delete a project and its forms', params: IdParams },
     handler: async (request, reply) => {
@@ -84,6 +114,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/projects/:pk/share',
+      preHandler: rejectNullCharacters,
       config: { access: 'authenticated' },
       schema: {
         tags: ['projects'],
@@ -105,12 +136,14 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.get<Pk>('/api/v1/projects/:pk/forms', {
+    preHandler: rejectNullCharacters,
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'The project’s forms (full representation)', params: IdParams },
     handler: (request) => formsOfProject(request.ctx, request.params.pk),
   });
 
   app.post<Pk>('/api/v1/projects/:pk/forms', {
+    preHandler: rejectNullCharacters,
     config: { access: 'authenticated' },
     schema: {
       tags: ['projects'],
@@ -123,11 +156,13 @@ export function registerProjectRoutes(app: FastifyInstance): void {
 
   for (const prefix of ['/api/v1/projects', '/api/v1/project']) {
     app.get<Pk>(`${prefix}/:pk/labels`, {
+      preHandler: rejectNullCharacters,
       config: { access: 'anyone', cache: 'public' },
       schema: { tags: ['projects'], summary: 'The project’s tags', params: IdParams },
       handler: (request) => projects.projectLabels(request.ctx, request.params.pk),
     });
     app.post<Pk>(`${prefix}/:pk/labels`, {
+      preHandler: rejectNullCharacters,
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams },
       handler: async (request, reply) => {
@@ -136,6 +171,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
       },
     });
     app.delete<{ Params: { pk: string; tag: string } }>(`${prefix}/:pk/labels/:tag`, {
+      preHandler: rejectNullCharacters,
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: 'Remove a tag: 200 with the rest, 202 if it was not there', params: TagParams },
       handler: async (request, reply) => {
@@ -146,6 +182,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.get<Pk>('/api/v1/projects/:pk/star', {
+    preHandler: rejectNullCharacters,
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'Profiles of the users who starred the project', params: IdParams },
     handler: (request) => projects.listStargazers(request.ctx, request.params.pk),
@@ -154,6 +191,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/projects/:pk/star',
+      preHandler: rejectNullCharacters,
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: starred ? 'Star the project' : 'Unstar the project', params: IdParams },
       handler: async (request, reply) => {

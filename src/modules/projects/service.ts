@@ -356,6 +356,8 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
 
 // ---------------------------------------------------------------- labels
 
+const MAX_TAG_LENGTH = 100;
+
 export async function projectLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
   const { project } = await loadVisibleProject(ctx, rawId);
   return (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [];
@@ -364,6 +366,8 @@ export async function projectLabels(ctx: RequestContext, rawId: string): Promise
 export async function addProjectLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
   const { project } = await loadForChange(ctx, rawId, 'add_project');
   const tags = parseTags(payload['tags']);
+  // taggit's limit; a longer tag would also overflow the tag index (a 500 on PostgreSQL).
+  if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw errors.validation({ tags: [`Ensure each tag has no more than ${MAX_TAG_LENGTH} characters.`] });
   if (tags.length) await repo.addProjectTags(ctx.db, project.id, tags);
   return { status: tags.length ? 201 : 200, tags: (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [] };
 }
