@@ -22,6 +22,8 @@ export interface BuildOptions {
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    // Per-request log lines are info level; above it, skip building a child logger per request.
+    disableRequestLogging: typeof options.logger !== 'object' || !['info', 'debug', 'trace'].includes(options.logger.level),
     bodyLimit: deps.config.bodyLimitBytes,
     rewriteUrl: (request) => stripFormatSuffix(request.url ?? '/'),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
