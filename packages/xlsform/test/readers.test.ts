@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
 import { convert } from '../src/index.ts';
 import { assertXml } from './helpers.ts';
-import { xlsxWithSurvey } from './zip-writer.ts';
+import { xlsxWithSurvey, zip } from './zip-writer.ts';
 
 const SURVEY = [
   ['type', 'name', 'label', 'relevant'],
@@ -167,5 +167,24 @@ describe('readers', () => {
     const result = convert(md, { fileName: 'x.md' });
     assert.equal(result.ok, false);
     if (!result.ok) assert.match(result.errors[0]?.message ?? '', /You must have a sheet named 'survey'.*'surveys'/);
+  });
+});
+
+describe('SheetJS fallback', () => {
+  it('reads an .xlsx whose workbook part is not at the usual path', () => {
+    const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const bytes = zip({
+      '[Content_Types].xml':
+        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/book/main.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/book/s1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+      '_rels/.rels':
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="book/main.xml"/></Relationships>',
+      'book/main.xml': `<?xml version="1.0"?><workbook ${ns} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="survey" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      'book/_rels/main.xml.rels':
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="s1.xml"/></Relationships>',
+      'book/s1.xml': `<?xml version="1.0"?><worksheet ${ns}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c><c r="B1" t="inlineStr"><is><t>name</t></is></c><c r="C1" t="inlineStr"><is><t>label</t></is></c></row><row r="2"><c r="A2" t="inlineStr"><is><t>integer</t></is></c><c r="B2" t="inlineStr"><is><t>n</t></is></c><c r="C2" t="inlineStr"><is><t>N</t></is></c></row></sheetData></worksheet>`,
+    });
+    const result = convert(bytes, { fileName: 'odd.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<bind nodeset="/data/n" type="int"/>');
   });
 });

@@ -2,9 +2,9 @@
 // shared strings, number formats, cell styles, date system) and each sheet's
 // cell records. Anything unusual (BIFF5, encryption) is reported as an error so
 // the caller can fall back to SheetJS.
-import * as XLSX from '@e965/xlsx';
 import { readCfbStream } from './cfb.ts';
 import type { RawCell, RawGrid } from './grid.ts';
+import { BUILTIN_DATE_FORMATS, isDateFormat } from './number-formats.ts';
 
 export class BiffError extends Error {}
 
@@ -113,7 +113,6 @@ function records(stream: Uint8Array, from: number, to: number): BiffRecord[] {
   return out;
 }
 
-const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
 
 function rkValue(view: DataView, at: number): number {
   const rk = view.getInt32(at, true);
@@ -193,7 +192,7 @@ export function readBiff8(bytes: Uint8Array): BiffBook {
   }
   const isDate = xfFormats.map((id) => {
     const code = formats.get(id);
-    return code !== undefined ? XLSX.SSF.is_date(code) : BUILTIN_DATE_FORMATS.has(id);
+    return code !== undefined ? isDateFormat(code) : BUILTIN_DATE_FORMATS.has(id);
   });
   return {
     date1904,

@@ -1,11 +1,13 @@
 // .xlsx / .xlsm / .xls through SheetJS, read densely so that a sheet's declared
 // range (some files claim 1,048,576 x 1,024 cells) never drives the work: only
 // rows and cells that exist are visited.
-import * as XLSX from '@e965/xlsx';
+import { createRequire } from 'node:module';
+import type * as SheetJs from '@e965/xlsx';
 import { XlsFormError } from '../errors.ts';
 import type { RawCell, RawGrid } from './grid.ts';
 import { buildWorkbook, trimTrailing, type Sheet, type SheetRow, type Workbook } from './model.ts';
 import { readBiff8, type BiffBook } from './biff8.ts';
+import { isDateFormat } from './number-formats.ts';
 import { readXlsxBook, type XlsxBook } from './xlsx.ts';
 
 const MAX_EMPTY_HEADER_RUN = 20;
@@ -35,10 +37,18 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
   return buildWorkbook(biff.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
 }
 
+// SheetJS is only needed for the files the direct readers decline, so it is
+// loaded on first use (it takes longer to load than most forms take to convert).
+let sheetJs: typeof SheetJs | undefined;
+function loadSheetJs(): typeof SheetJs {
+  sheetJs ??= createRequire(import.meta.url)('@e965/xlsx') as typeof SheetJs;
+  return sheetJs;
+}
+
 function readWithSheetJs(bytes: Uint8Array, format: 'xlsx' | 'xls'): Workbook {
-  let book: XLSX.WorkBook;
+  let book: SheetJs.WorkBook;
   try {
-    book = XLSX.read(bytes, {
+    book = loadSheetJs().read(bytes, {
       type: 'array',
       dense: true,
       cellDates: false,
@@ -64,16 +74,16 @@ function readWithSheetJs(bytes: Uint8Array, format: 'xlsx' | 'xls'): Workbook {
 }
 
 /** SheetJS's dense cells as raw cells (dates recognised from the number format). */
-function sheetJsGrid(sheet: XLSX.WorkSheet | undefined): RawGrid {
+function sheetJsGrid(sheet: SheetJs.WorkSheet | undefined): RawGrid {
   const data: unknown = sheet?.['!data'];
   if (!Array.isArray(data)) return [];
-  return (data as Array<Array<XLSX.CellObject | undefined> | undefined>).map((row) =>
+  return (data as Array<Array<SheetJs.CellObject | undefined> | undefined>).map((row) =>
     row?.map((cell): RawCell | undefined => {
       const v = cell?.v;
       if (v === undefined || v === null || v instanceof Date) return undefined;
       if (typeof v === 'number') {
         const z = cell?.z;
-        return { v, date: typeof z === 'string' && z !== 'General' && XLSX.SSF.is_date(z) };
+        return { v, date: typeof z === 'string' && isDateFormat(z) };
       }
       return { v };
     }),

@@ -2,8 +2,8 @@
 // recognise date cells) and worksheets, scanned as text. It reads only the
 // cells that exist, whatever range a sheet declares, and is several times
 // faster than a general-purpose spreadsheet library on big forms.
-import * as XLSX from '@e965/xlsx';
 import type { RawCell, RawGrid } from './grid.ts';
+import { BUILTIN_DATE_FORMATS, isDateFormat } from './number-formats.ts';
 import { readZip, type ZipEntry } from './zip.ts';
 
 export interface XlsxSheet {
@@ -74,7 +74,6 @@ function sharedStrings(xml: string | undefined): string[] {
   return out;
 }
 
-const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
 
 /** For each cell style index: does its number format show a date or time? */
 function dateStyles(xml: string | undefined): boolean[] {
@@ -92,7 +91,7 @@ function dateStyles(xml: string | undefined): boolean[] {
   for (let m = xfRe.exec(xfs); m; m = xfRe.exec(xfs)) {
     const id = Number(attr(m[0], 'numFmtId') ?? 0);
     const code = custom.get(id);
-    out.push(code !== undefined ? XLSX.SSF.is_date(code) : BUILTIN_DATE_FORMATS.has(id));
+    out.push(code !== undefined ? isDateFormat(code) : BUILTIN_DATE_FORMATS.has(id));
   }
   return out;
 }
