@@ -11,6 +11,7 @@ import type { AuthenticatorRegistry } from './authenticate.ts';
 import './fastify-types.ts';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const ETAG_MAX_BYTES = 256 * 1024;
 
 /** `/api/v1/forms.json` and `/api/v1/forms/1.json/` are the same resources without the suffix. */
 export function stripFormatSuffix(url: string): string {
@@ -119,8 +120,10 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       const maxAge = `max-age=${deps.config.cacheMaxAgeSeconds}`;
       reply.header('cache-control', cache === 'private' ? `private, ${maxAge}` : maxAge);
     }
-    if (isGet && reply.statusCode === 200 && (typeof payload === 'string' || Buffer.isBuffer(payload)) && !reply.hasHeader('etag')) {
-      const etag = `"${createHash('md5').update(payload).digest('hex')}"`;
+    // Hashing a body costs as much as writing it: large bodies (long lists, files) go without.
+    const size = typeof payload === 'string' ? payload.length : Buffer.isBuffer(payload) ? payload.byteLength : Infinity;
+    if (isGet && reply.statusCode === 200 && size <= ETAG_MAX_BYTES && !reply.hasHeader('etag')) {
+      const etag = `"${createHash('md5').update(payload as string | Buffer).digest('hex')}"`;
       reply.header('etag', etag);
       const match = request.headers['if-none-match'];
       if (match && match.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`)) {
