@@ -925,9 +925,11 @@ describe('/api/v1/projects/{pk}/forms', () => {
     assert.equal(body(await get(`/api/v1/projects/${from.projectid}`, bob))['num_datasets'], 0);
     assert.deepEqual(list(await get(`/api/v1/projects/${to.projectid}/forms`, bob)).map((f) => f['formid']), [formId]);
     // Form-encoded works too; an unknown form is 404.
-    const unknown = await form('POST', `/api/v1/projects/${to.projectid}/forms`, bob, { formid: '999999' });
-    assert.equal(unknown.statusCode, 404);
-    assert.deepEqual(unknown.json(), { detail: 'Not found.' });
+    for (const formid of ['999999', '99999999999', '-1', '1.5', 'abc']) {
+      const unknown = await form('POST', `/api/v1/projects/${to.projectid}/forms`, bob, { formid });
+      assert.equal(unknown.statusCode, 404, formid);
+      assert.deepEqual(unknown.json(), { detail: 'Not found.' }, formid);
+    }
   });
 
   test('moving needs the manager role on the form (403 with onadata\'s message) and a free id_string in the target account', async () => {
@@ -1101,6 +1103,29 @@ describe('hostile input', () => {
       assert.deepEqual(res.json(), expected);
     }
     assert.deepEqual(body(await get(`/api/v1/projects/${id}`, bob))['tags'], []);
+  });
+
+  test('metadata nested deeper than 100 levels is 400, not a stack overflow; 100 levels are stored', async () => {
+    const project = await createProject(bob, 'deep target');
+    const nested = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    for (const depth of [101, 5000, 50000]) {
+      const res = await server.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/projects/${project.projectid}`,
+        headers: { ...bob.auth, 'content-type': 'application/json' },
+        payload: `{"metadata":${nested(depth)}}`,
+      });
+      assert.equal(res.statusCode, 400, String(depth));
+      assert.deepEqual(res.json(), { metadata: ['Nesting deeper than 100 levels is not allowed.'] });
+    }
+    const fine = await server.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/projects/${project.projectid}`,
+      headers: { ...bob.auth, 'content-type': 'application/json' },
+      payload: `{"metadata":${nested(100)}}`,
+    });
+    assert.equal(fine.statusCode, 200, fine.body);
+    assert.deepEqual(body(fine)['metadata'], JSON.parse(nested(100)));
   });
 });
 

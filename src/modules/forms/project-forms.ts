@@ -23,8 +23,9 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
 
   const formField = body.fields['formid'];
   if (formField !== undefined && formField !== '') {
-    const formId = Number(formField);
-    const form = Number.isInteger(formId) ? await repo.findLiveForm(ctx.db, formId) : undefined;
+    // Only ids PostgreSQL's integer can hold reach the query; anything else is no form (404).
+    const formId = /^\d{1,10}$/.test(String(formField)) ? Number(formField) : NaN;
+    const form = formId <= 2_147_483_647 ? await repo.findLiveForm(ctx.db, formId) : undefined;
     if (!form) throw errors.notFound();
     const role = await repo.formRoleOf(ctx.db, form.id, actor.id);
     if (role !== 'manager' && role !== 'owner') {

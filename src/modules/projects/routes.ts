@@ -16,33 +16,45 @@ const PageQuery = {
 const Project = Type.Object({}, { additionalProperties: true, description: 'onadata project representation' });
 type Pk = { Params: { pk: string } };
 
-/** The first field (top-level name) whose text holds a NUL character, which PostgreSQL text cannot store. */
-function fieldWithNul(value: unknown, field: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? field : undefined;
-  if (Array.isArray(value)) return value.map((v) => fieldWithNul(v, field)).find((f) => f !== undefined);
-  if (typeof value === 'object' && value !== null) {
+const MAX_NESTING = 100;
+
+/**
+ * What is wrong with one field's value, if anything: a NUL character (PostgreSQL text cannot hold
+ * one) or nesting deeper than MAX_NESTING (it would overflow the stack when stored). Iterative, so
+ * a hostile body cannot overflow the stack here either.
+ */
+function problemIn(root: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth } = item;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return 'Null characters are not allowed.';
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_NESTING) return `Nesting deeper than ${MAX_NESTING} levels is not allowed.`;
     for (const [key, inner] of Object.entries(value)) {
-      const found = fieldWithNul(key, field) ?? fieldWithNul(inner, field);
-      if (found !== undefined) return found;
+      if (key.includes('\u0000')) return 'Null characters are not allowed.';
+      stack.push({ value: inner, depth: depth + 1 });
     }
   }
   return undefined;
 }
 
-/** DRF refuses NUL characters in text fields with a 400; without this they reach the database as a 500. */
-async function rejectNullCharacters(request: FastifyRequest): Promise<void> {
+/** DRF refuses NUL characters in text with a 400; without this check they reach the database as a 500. */
+async function rejectHostileInput(request: FastifyRequest): Promise<void> {
   for (const source of [request.params, request.query, request.body]) {
     if (typeof source !== 'object' || source === null) continue;
     for (const [key, value] of Object.entries(source)) {
-      const field = fieldWithNul(key, key) ?? fieldWithNul(value, key);
-      if (field !== undefined) throw errors.validation({ [field]: ['Null characters are not allowed.'] });
+      const problem = key.includes('\u0000') ? 'Null characters are not allowed.' : problemIn(value);
+      if (problem !== undefined) throw errors.validation({ [key]: [problem] });
     }
   }
 }
 
 export function registerProjectRoutes(app: FastifyInstance): void {
   app.get<{ Querystring: { owner?: string; tags?: string; tag?: string; page?: string; page_size?: string } }>('/api/v1/projects', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'anyone', cache: 'public' },
     schema: {
       tags: ['projects'],
@@ -62,7 +74,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   });
 
   app.post('/api/v1/projects', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'authenticated' },
     schema: {
       tags: ['projects'],
@@ -79,7 +91,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   });
 
   app.get<Pk>('/api/v1/projects/:pk', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'One project', params: IdParams },
     handler: (request) => projects.getProject(request.ctx, request.params.pk),
@@ -89,7 +101,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/projects/:pk',
-      preHandler: rejectNullCharacters,
+      preHandler: rejectHostileInput,
       config: { access: 'authenticated' },
       schema: {
         tags: ['projects'],
@@ -101,7 +113,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.delete<Pk>('/api/v1/projects/:pk', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'authenticated' },
     schema: { tags: ['projects'], summary: 'Delete a project and its forms', params: IdParams },
     handler: async (request, reply) => {
@@ -114,7 +126,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/projects/:pk/share',
-      preHandler: rejectNullCharacters,
+      preHandler: rejectHostileInput,
       config: { access: 'authenticated' },
       schema: {
         tags: ['projects'],
@@ -136,14 +148,14 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.get<Pk>('/api/v1/projects/:pk/forms', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'The project’s forms (full representation)', params: IdParams },
     handler: (request) => formsOfProject(request.ctx, request.params.pk),
   });
 
   app.post<Pk>('/api/v1/projects/:pk/forms', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'authenticated' },
     schema: {
       tags: ['projects'],
@@ -156,13 +168,13 @@ export function registerProjectRoutes(app: FastifyInstance): void {
 
   for (const prefix of ['/api/v1/projects', '/api/v1/project']) {
     app.get<Pk>(`${prefix}/:pk/labels`, {
-      preHandler: rejectNullCharacters,
+      preHandler: rejectHostileInput,
       config: { access: 'anyone', cache: 'public' },
       schema: { tags: ['projects'], summary: 'The project’s tags', params: IdParams },
       handler: (request) => projects.projectLabels(request.ctx, request.params.pk),
     });
     app.post<Pk>(`${prefix}/:pk/labels`, {
-      preHandler: rejectNullCharacters,
+      preHandler: rejectHostileInput,
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams },
       handler: async (request, reply) => {
@@ -171,7 +183,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
       },
     });
     app.delete<{ Params: { pk: string; tag: string } }>(`${prefix}/:pk/labels/:tag`, {
-      preHandler: rejectNullCharacters,
+      preHandler: rejectHostileInput,
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: 'Remove a tag: 200 with the rest, 202 if it was not there', params: TagParams },
       handler: async (request, reply) => {
@@ -182,7 +194,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
   }
 
   app.get<Pk>('/api/v1/projects/:pk/star', {
-    preHandler: rejectNullCharacters,
+    preHandler: rejectHostileInput,
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['projects'], summary: 'Profiles of the users who starred the project', params: IdParams },
     handler: (request) => projects.listStargazers(request.ctx, request.params.pk),
@@ -191,7 +203,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/projects/:pk/star',
-      preHandler: rejectNullCharacters,
+      preHandler: rejectHostileInput,
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: starred ? 'Star the project' : 'Unstar the project', params: IdParams },
       handler: async (request, reply) => {
