@@ -7,7 +7,7 @@ import type { Json } from '../types.ts';
 import { descendants, isSection, type EntityPart, type Question, type Section, type SurveyElement, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import { needsItextRef } from './itext.ts';
 import type { References } from './references.ts';
-import { el, setAttr, type XmlChild, type XmlElement } from './xml.ts';
+import { el, emptyElementLine, escapeAttr, setAttr, type XmlChild, type XmlElement } from './xml.ts';
 
 /** A value as Python's str() prints it (dicts from nested columns included). */
 function str(value: Json | undefined): string {
@@ -28,10 +28,11 @@ export class BodyWriter {
 
   // ---- model ----
 
-  private bind(e: Question | Section | EntityPart): XmlElement | undefined {
-    if (!e.bind || (isSection(e) && e.flat)) return undefined;
+  /** The element's <bind/> as one line of text, or '' when it has none. */
+  private bind(e: Question | Section | EntityPart, indent: string): string {
+    if (!e.bind || (isSection(e) && e.flat)) return '';
     const path = xpathOf(e);
-    const node = el('bind', { nodeset: path });
+    let line = `${indent}<bind nodeset="${escapeAttr(path)}"`;
     for (const [key, raw] of Object.entries(e.bind)) {
       if (key === 'calculate' && e.kind === 'question' && e.trigger && e.trigger.length > 0) continue;
       let value: string;
@@ -39,9 +40,9 @@ export class BodyWriter {
       else if ((key === 'jr:constraintMsg' || key === 'jr:requiredMsg') && (isObject(raw) || hasRef(raw))) value = `jr:itext('${path}:${key}')`;
       else if (key === 'jr:noAppErrorString' && isObject(raw)) value = `jr:itext('${path}:${key}')`;
       else value = str(raw);
-      setAttr(node, key, this.refs.insertXpaths(value, e));
+      line += ` ${key}="${escapeAttr(this.refs.insertXpaths(value, e))}"`;
     }
-    return node;
+    return `${line}/>\n`;
   }
 
   actions(q: Question | EntityPart, inRepeat: boolean): XmlElement[] {
@@ -64,15 +65,15 @@ export class BodyWriter {
     return out;
   }
 
-  modelBindings(): XmlElement[] {
-    const out: XmlElement[] = [];
+  /** Every bind and model-level action, in document order, as pre-rendered lines. */
+  modelBindings(indent: string): XmlChild {
+    let out = '';
     for (const e of descendants(this.tree.root)) {
       if (e.kind === 'external') continue;
-      const bind = this.bind(e);
-      if (bind) out.push(bind);
-      if (e.kind === 'question' || e.kind === 'attribute') out.push(...this.actions(e, false));
+      out += this.bind(e, indent);
+      if (e.kind === 'question' || e.kind === 'attribute') for (const action of this.actions(e, false)) out += emptyElementLine(indent, action);
     }
-    return out;
+    return { block: out };
   }
 
   // ---- body ----

@@ -6,7 +6,7 @@ import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
 import { descendants, isEntityPart, isSection, type Itemset, type Question, type Section, type SurveyElement, type SurveyTree } from '../survey/tree.ts';
 import type { References } from './references.ts';
-import { el, setAttr, type XmlElement } from './xml.ts';
+import { el, escapeAttr, escapeText, setAttr, type XmlChild, type XmlElement } from './xml.ts';
 
 function str(value: Json | undefined): string {
   if (typeof value === 'string') return value;
@@ -104,7 +104,7 @@ interface InstanceInfo {
   context: string | undefined;
   name: string;
   src: string | undefined;
-  node: XmlElement;
+  node: XmlChild;
 }
 
 const PULLDATA = /(pulldata\s*\(\s*)(.*?),/g;
@@ -145,20 +145,27 @@ function lastSavedNeeded(q: Question): boolean {
   return false;
 }
 
-function staticInstance(name: string, itemset: Itemset): XmlElement {
-  const items = itemset.options.map((option, idx) => {
-    const fields: XmlElement[] = [];
-    if (itemset.requiresItext) fields.push(el('itextId', {}, [{ text: `${name}-${idx}` }]));
-    fields.push(el('name', {}, [{ text: option.name }]));
-    if (!itemset.requiresItext && typeof option.label === 'string') fields.push(el('label', {}, [{ text: option.label }]));
-    for (const [k, v] of option.extra) fields.push(el(k, {}, v === '' ? [] : [{ text: str(v) }]));
-    if (option.smsOption) fields.push(el('sms_option', {}, [{ text: option.smsOption }]));
-    return el('item', {}, fields);
+/** A choice list's instance, rendered straight to text (big forms have thousands of items). */
+function staticInstance(name: string, itemset: Itemset, indent: string): XmlChild {
+  const i1 = `${indent}  `;
+  const i2 = `${i1}  `;
+  const i3 = `${i2}  `;
+  const field = (tag: string, value: string): string => (value === '' ? `${i3}<${tag}/>\n` : `${i3}<${tag}>${escapeText(value)}</${tag}>\n`);
+  let items = '';
+  itemset.options.forEach((option, idx) => {
+    let fields = '';
+    if (itemset.requiresItext) fields += field('itextId', `${name}-${idx}`);
+    fields += field('name', option.name);
+    if (!itemset.requiresItext && typeof option.label === 'string') fields += field('label', option.label);
+    for (const [k, v] of option.extra) fields += field(k, str(v));
+    if (option.smsOption) fields += field('sms_option', option.smsOption);
+    items += fields === '' ? `${i2}<item/>\n` : `${i2}<item>\n${fields}${i2}</item>\n`;
   });
-  return el('instance', { id: name }, [el('root', {}, items)]);
+  const root = items === '' ? `${i1}<root/>\n` : `${i1}<root>\n${items}${i1}</root>\n`;
+  return { block: `${indent}<instance id="${escapeAttr(name)}">\n${root}${indent}</instance>\n` };
 }
 
-export function secondaryInstances(tree: SurveyTree): XmlElement[] {
+export function secondaryInstances(tree: SurveyTree): XmlChild[] {
   const found: InstanceInfo[] = [];
   let lastSaved = false;
   for (const e of descendants(tree.root)) {
@@ -187,7 +194,7 @@ export function secondaryInstances(tree: SurveyTree): XmlElement[] {
     found.push({ type: 'instance', context: undefined, name: '__last-saved', src, node: el('instance', { id: '__last-saved', src }) });
   }
   for (const [name, itemset] of tree.choices) {
-    if (!itemset.usedBySearch) found.push({ type: 'choice', context: 'survey', name, src: undefined, node: staticInstance(name, itemset) });
+    if (!itemset.usedBySearch) found.push({ type: 'choice', context: 'survey', name, src: undefined, node: staticInstance(name, itemset, '      ') });
   }
   const externals = new Map<string, InstanceInfo[]>();
   for (const i of found) if (i.type === 'external') externals.set(i.name, [...(externals.get(i.name) ?? []), i]);
@@ -201,7 +208,7 @@ export function secondaryInstances(tree: SurveyTree): XmlElement[] {
   }
   if (errors.length > 0) throw new XlsFormError(errors.join('\n'), { code: 'duplicate_instance', sheet: 'survey' });
   const seen = new Map<string, InstanceInfo>();
-  const out: XmlElement[] = [];
+  const out: XmlChild[] = [];
   for (const i of found) {
     const prior = seen.get(i.name);
     if (prior) {

@@ -67,7 +67,7 @@ export function writeXForm(tree: SurveyTree, survey: JsonObject): XFormResult {
   if (translations.size > 0) model.children.push(itextElement(translations, defaultLanguage, refs, '      '));
   model.children.push(el('instance', {}, [primaryInstance(tree, refs, survey)]));
   model.children.push(...secondaryInstances(tree));
-  model.children.push(...body.modelBindings());
+  model.children.push(body.modelBindings('      '));
 
   const head = el('h:head', {}, [el('h:title', {}, [{ text: text(survey['title']) ?? '' }]), model]);
   const bodyNode: XmlElement = el('h:body', {}, body.children(tree.root));

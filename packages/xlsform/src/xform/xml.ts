@@ -133,6 +133,11 @@ function write(element: XmlElement, indent: string): string {
   return `${out}${indent}</${element.tag}>\n`;
 }
 
+/** An element without children as one line of text. */
+export function emptyElementLine(indent: string, element: XmlElement): string {
+  return `${indent}<${element.tag}${attrs(element)}/>\n`;
+}
+
 export function serialize(root: XmlElement): string {
   return `<?xml version="1.0"?>\n${write(root, '')}`;
 }
