@@ -188,3 +188,19 @@ describe('SheetJS fallback', () => {
     assertXml(result.xform, '<bind nodeset="/data/n" type="int"/>');
   });
 });
+
+describe('xlsx written with a namespace prefix', () => {
+  it('reads <x:row>/<x:c> elements', () => {
+    const ns = 'xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const bytes = zip({
+      'xl/workbook.xml': `<?xml version="1.0"?><x:workbook ${ns} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:sheets><x:sheet name="survey" sheetId="1" r:id="rId1"/></x:sheets></x:workbook>`,
+      'xl/_rels/workbook.xml.rels':
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+      'xl/sharedStrings.xml': `<?xml version="1.0"?><x:sst ${ns}><x:si><x:t>type</x:t></x:si><x:si><x:t>name</x:t></x:si><x:si><x:t>label</x:t></x:si><x:si><x:t>integer</x:t></x:si></x:sst>`,
+      'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><x:worksheet ${ns}><x:sheetData><x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c><x:c r="B1" t="s"><x:v>1</x:v></x:c><x:c r="C1" t="s"><x:v>2</x:v></x:c></x:row><x:row r="2"><x:c r="A2" t="s"><x:v>3</x:v></x:c><x:c r="B2" t="inlineStr"><x:is><x:t>n</x:t></x:is></x:c><x:c r="C2" t="inlineStr"><x:is><x:t>N</x:t></x:is></x:c></x:row></x:sheetData></x:worksheet>`,
+    });
+    const result = convert(bytes, { fileName: 'prefixed.xlsx' });
+    assert.ok(result.ok, JSON.stringify(result));
+    assertXml(result.xform, '<bind nodeset="/data/n" type="int"/>');
+  });
+});
