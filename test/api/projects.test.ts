@@ -903,6 +903,28 @@ describe('/api/v1/projects/{pk}/forms', () => {
     assert.deepEqual(list(anon).map((f) => f['id_string']), ['hidden_list_form']);
   });
 
+  test('outsiders of a public project see only its public forms, in the list and in the project', async () => {
+    const project = await createProject(bob, 'mixed forms', { public: true });
+    const open = await publishedFormId(bob, project.projectid, 'open_form');
+    const closed = await publishedFormId(bob, project.projectid, 'closed_form');
+    const made = await call('PATCH', `/api/v1/forms/${closed}`, bob, { public: false });
+    assert.equal(made.statusCode, 200, made.body);
+    assert.equal((await get(`/api/v1/forms/${closed}`, alice)).statusCode, 404);
+
+    for (const who of [alice, undefined]) {
+      assert.deepEqual(list(await get(`/api/v1/projects/${project.projectid}/forms`, who)).map((f) => f['formid']), [open]);
+      const detail = body(await get(`/api/v1/projects/${project.projectid}`, who));
+      assert.deepEqual((detail['forms'] as Body[]).map((f) => f['formid']), [open]);
+      assert.equal(detail['num_datasets'], 1);
+    }
+    const listed = list(await get('/api/v1/projects?owner=bob', alice)).find((p) => p['projectid'] === project.projectid);
+    assert.deepEqual((listed?.['forms'] as Body[]).map((f) => f['formid']), [open]);
+    // Members see every form.
+    await share(project.projectid, bob, { username: 'alice', role: 'readonly' });
+    assert.deepEqual(list(await get(`/api/v1/projects/${project.projectid}/forms`, alice)).map((f) => f['formid']), [open, closed]);
+    assert.equal(body(await get(`/api/v1/projects/${project.projectid}`, alice))['num_datasets'], 2);
+  });
+
   test('POST {formid} moves a form in: 201 full form; the old project\'s roles are cleared and the new ones applied', async () => {
     const from = await createProject(bob, 'move from');
     const to = await createProject(bob, 'move to', { public: true });

@@ -8,11 +8,14 @@ import { listProjectMembers } from '../projects/repository.ts';
 import { loadVisibleProject } from '../projects/service.ts';
 import * as repo from './repository.ts';
 import { publishNewForm } from './publish.ts';
-import { formDetail, listProjectForms, NO_SOURCE_MESSAGE, sourceFromRequest } from './service.ts';
+import { formDetail, listProjectForms, NO_SOURCE_MESSAGE, representForms, sourceFromRequest } from './service.ts';
 
 export async function formsOfProject(ctx: RequestContext, rawProjectId: string): Promise<Record<string, unknown>[]> {
-  const { project } = await loadVisibleProject(ctx, rawProjectId);
-  return listProjectForms(ctx, project.id);
+  const { project, role } = await loadVisibleProject(ctx, rawProjectId);
+  if (role !== undefined) return listProjectForms(ctx, project.id);
+  // Outsiders of a public project see its public forms only: a form made private is a 404 on
+  // /forms/{pk}, and its full representation (users, metadata) must not leak through here.
+  return representForms(ctx, await repo.listLiveForms(ctx.db, { projectId: project.id, sharedOnly: true }), 'full');
 }
 
 export async function addFormToProject(ctx: RequestContext, rawProjectId: string, body: ParsedBody): Promise<Record<string, unknown>> {

@@ -130,6 +130,19 @@ export async function findDefaultProject(db: DbOrTx, ownerId: number, name: stri
   return row?.id;
 }
 
+/** The public (shared) live forms of some projects. */
+export async function listSharedFormIds(db: DbOrTx, projectIds: readonly number[]): Promise<Set<number>> {
+  if (projectIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('forms')
+    .select('id')
+    .where('project_id', 'in', projectIds)
+    .where('deleted_at', 'is', null)
+    .where('shared', '=', true)
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 /** id_strings of the project's live forms that `ownerId` already uses on another live form (any case). */
 export async function listFormIdStringClashes(db: DbOrTx, projectId: number, ownerId: number): Promise<string[]> {
   const rows = await db

@@ -52,12 +52,17 @@ async function represent(
   listHasOwnerFilter = false,
 ): Promise<Record<string, unknown>[]> {
   const ids = projects.map((p) => p.project.id);
-  const [members, formRows, tags, stars] = await Promise.all([
+  const outsiderIds = projects.filter((p) => !seesFullProject({ shared: p.project.shared, role: p.role })).map((p) => p.project.id);
+  const [members, allForms, tags, stars, sharedForms] = await Promise.all([
     repo.listProjectMembers(ctx.db, ids),
     forms.listProjectFormSummaries(ctx.db, ids),
     repo.listProjectTags(ctx.db, ids),
     isAuthenticated(ctx.actor) ? repo.starredProjectIds(ctx.db, ids, ctx.actor.user.id) : Promise.resolve(new Set<number>()),
+    repo.listSharedFormIds(ctx.db, outsiderIds),
   ]);
+  // Outsiders of a public project see only its public forms (a private one is a 404 for them).
+  const outsider = new Set(outsiderIds);
+  const formRows = allForms.filter((f) => !outsider.has(f.project_id) || sharedForms.has(f.id));
   const membersBy = groupBy(members, (m) => m.object_id);
   const formsBy = groupBy(formRows, (f) => f.project_id);
   const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
