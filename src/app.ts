@@ -13,6 +13,7 @@ import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
 import { registerProjectRoutes } from './modules/projects/routes.ts';
 import { registerFormRoutes } from './modules/forms/routes.ts';
+import { registerOpenRosaRoutes } from './modules/openrosa/routes.ts';
 import { registerOAuthRoutes } from './modules/oauth/routes.ts';
 
 export interface BuildOptions {
@@ -65,6 +66,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerAccountRoutes(app);
   registerProjectRoutes(app);
   registerFormRoutes(app);
+  registerOpenRosaRoutes(app);
   registerOAuthRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;

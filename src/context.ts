@@ -25,4 +25,6 @@ export interface RequestContext extends AppDeps {
   readonly baseUrl: string;
   /** Client address, for login throttling. */
   readonly ip: string;
+  /** The WWW-Authenticate challenge for a 401 on this request. */
+  readonly challenge: string;
 }

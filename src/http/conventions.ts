@@ -13,6 +13,15 @@ import './fastify-types.ts';
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const ETAG_MAX_BYTES = 256 * 1024;
 
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** OpenRosa's response envelope around one message (errors, and plain notices like duplicates). */
+export function openRosaMessage(message: string, nature = ''): string {
+  return `<?xml version='1.0' encoding='UTF-8' ?>\n<OpenRosaResponse xmlns="http://openrosa.org/http/response"><message nature="${escapeXml(nature)}">${escapeXml(message)}</message></OpenRosaResponse>`;
+}
+
 /** `/api/v1/forms.json` and `/api/v1/forms/1.json/` are the same resources without the suffix. */
 export function stripFormatSuffix(url: string): string {
   const q = url.indexOf('?');
@@ -91,7 +100,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
 
   app.addHook('onRequest', async (request) => {
     const ip = request.ip;
-    const base = { ...deps, baseUrl: requestBaseUrl(deps, request), ip };
+    const base = { ...deps, baseUrl: requestBaseUrl(deps, request), ip, challenge: authenticators.challengeFor(request.headers.authorization) };
     const config = request.routeOptions.config;
     // Routes that only answer 404/405 never look at credentials; OAuth client endpoints read
     // their own (a client's Basic credentials are no user's password).
@@ -101,7 +110,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     }
     const actor = await authenticators.authenticate(deps, request.headers.authorization, ip);
     request.ctx = { ...base, actor };
-    checkRouteAccess(config.access, actor, authenticators.challengeFor(request.headers.authorization));
+    checkRouteAccess(config.access, actor, base.challenge);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -109,6 +118,10 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     const methods = url ? allowed.get(url) : undefined;
     if (methods) reply.header('allow', ALL_METHODS.flatMap((m) => (methods.has(m) ? (m === 'GET' ? ['GET', 'HEAD'] : [m]) : [])).join(', '));
     reply.header('vary', reply.getHeader('vary') ? `${String(reply.getHeader('vary'))}, Accept` : 'Accept');
+    if (request.routeOptions.config.openrosa) {
+      reply.header('x-openrosa-version', '1.0');
+      reply.header('x-openrosa-accept-content-length', String(deps.config.uploadLimitBytes));
+    }
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'SAMEORIGIN');
     reply.header('referrer-policy', 'same-origin');
@@ -137,6 +150,12 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (request.routeOptions.config.openrosa) {
+      const body = appError.body as Record<string, unknown>;
+      const message = String(body['detail'] ?? body['message'] ?? body['error'] ?? JSON.stringify(body));
+      reply.code(appError.status).headers(appError.headers).type('text/xml; charset=utf-8').send(openRosaMessage(message));
+      return;
+    }
     reply.code(appError.status).headers(appError.headers).send(appError.body);
   });
 

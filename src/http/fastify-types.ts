@@ -15,6 +15,8 @@ declare module 'fastify' {
     cache?: CachePolicy;
     /** Set on the generated 405 routes, which must not count as allowed methods. */
     methodNotAllowed?: boolean;
+    /** OpenRosa endpoints (ODK Collect, Enketo): OpenRosa headers, and errors as OpenRosa XML. */
+    openrosa?: boolean;
     /**
      * The route reads the Authorization header itself (OAuth client credentials at /o/token):
      * the user authenticators leave it alone and the caller is anonymous.

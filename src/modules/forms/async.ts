@@ -98,7 +98,7 @@ export async function asyncDeleteStatus(ctx: RequestContext, jobUuid: string | u
 /** A request context for work done on a user's behalf outside a request. */
 async function jobContext(job: JobContext, userId: number): Promise<RequestContext> {
   const user = await findActiveUserById(job.deps.db, userId);
-  return { ...job.deps, actor: user ? { kind: 'user', user, scheme: 'token' } : anonymous, baseUrl: job.deps.config.baseUrl ?? '', ip: '' };
+  return { ...job.deps, actor: user ? { kind: 'user', user, scheme: 'token' } : anonymous, baseUrl: job.deps.config.baseUrl ?? '', ip: '', challenge: '' };
 }
 
 /** Publishing errors are the user's (a bad XLSForm): the job fails with their text, no retry. */

@@ -286,3 +286,10 @@ export async function findMetaPerms(db: DbOrTx, formIds: readonly number[]): Pro
     .execute();
   return new Map(rows.map((r) => [r.form_id, r.data_value]));
 }
+
+/** Which of these forms carry an itemsets CSV (their media for OpenRosa clients). */
+export async function formsWithItemsets(db: DbOrTx, formIds: readonly number[]): Promise<number[]> {
+  if (formIds.length === 0) return [];
+  const rows = await db.selectFrom('forms').select('id').where(sql<boolean>`id = ANY(${[...formIds]}::int[])`).where('itemsets_csv', 'is not', null).execute();
+  return rows.map((r) => r.id);
+}

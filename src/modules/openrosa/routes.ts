@@ -1,0 +1,66 @@
+// OpenRosa routes for ODK Collect, Enketo and Briefcase: form list, form download, manifest, media.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import type { RequestContext } from '../../context.ts';
+import * as openrosa from './service.ts';
+
+const XML = 'text/xml; charset=utf-8';
+
+type Strings = Record<string, string | undefined>;
+type Produce = (params: Strings, query: Strings, ctx: RequestContext) => Promise<string | Uint8Array>;
+
+/** GET answers with the document; HEAD (OpenRosa's probe) with 204 and the OpenRosa headers. */
+function getAndHead(app: FastifyInstance, url: string, summary: string, params: TSchema | undefined, produce: Produce, contentType = XML): void {
+  const config = { access: 'anyone' as const, openrosa: true };
+  const schema = { tags: ['openrosa'], summary, ...(params ? { params } : {}) };
+  const run = (request: FastifyRequest): Promise<string | Uint8Array> =>
+    produce(request.params as Strings, request.query as Strings, request.ctx);
+  app.route({
+    method: 'GET',
+    url,
+    exposeHeadRoute: false,
+    config,
+    schema,
+    handler: async (request, reply: FastifyReply) => reply.type(contentType).send(await run(request)),
+  });
+  app.route({
+    method: 'HEAD',
+    url,
+    config,
+    schema: { ...schema, hide: true },
+    handler: async (request, reply: FastifyReply) => {
+      await run(request);
+      return reply.code(204).send();
+    },
+  });
+}
+
+const Form = Type.Object({ pk: Type.String() });
+const OwnerForm = Type.Object({ username: Type.String(), pk: Type.String() });
+
+export function registerOpenRosaRoutes(app: FastifyInstance): void {
+  for (const url of ['/formList', '/api/v1/formlist']) {
+    getAndHead(app, url, 'OpenRosa form list (authenticated)', undefined, (_p, q, ctx) => openrosa.formList(ctx, undefined, q['formID']));
+  }
+  getAndHead(app, '/:username/formList', 'OpenRosa form list of an account', Type.Object({ username: Type.String() }), (p, q, ctx) =>
+    openrosa.formList(ctx, p['username'], q['formID']),
+  );
+  getAndHead(app, '/:username/forms/:pk/form.xml', 'Download a form’s XForm', OwnerForm, (p, _q, ctx) =>
+    openrosa.formXml(ctx, p['username'], p['pk'] ?? ''),
+  );
+  getAndHead(app, '/api/v1/formlist/:pk', 'Download a form’s XForm', Form, (p, _q, ctx) => openrosa.formXml(ctx, undefined, p['pk'] ?? ''));
+  getAndHead(app, '/:username/xformsManifest/:pk', 'A form’s media manifest', OwnerForm, (p, _q, ctx) =>
+    openrosa.manifest(ctx, p['username'], p['pk'] ?? ''),
+  );
+  for (const url of ['/xformsManifest/:pk', '/api/v1/formlist/:pk/manifest']) {
+    getAndHead(app, url, 'A form’s media manifest', Form, (p, _q, ctx) => openrosa.manifest(ctx, undefined, p['pk'] ?? ''));
+  }
+  getAndHead(
+    app,
+    '/:username/xformsMedia/:pk/:filename',
+    'A form media file',
+    Type.Object({ username: Type.String(), pk: Type.String(), filename: Type.String() }),
+    (p, _q, ctx) => openrosa.mediaFile(ctx, p['username'], p['pk'] ?? '', p['filename'] ?? ''),
+    'text/csv; charset=utf-8',
+  );
+}
