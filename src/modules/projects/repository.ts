@@ -30,9 +30,17 @@ export interface ProjectListFilter {
   tags?: readonly string[];
 }
 
-/** Newest first, as onadata orders them. */
-export async function listLiveProjects(db: DbOrTx, filter: ProjectListFilter): Promise<ProjectRow[]> {
-  let query = liveProjects(db);
+/**
+ * The ids of the projects a filter matches, newest first as onadata orders them. Lists page over
+ * these ids and load full rows only for the page (listProjectsByIds).
+ */
+export async function listLiveProjectIds(db: DbOrTx, filter: ProjectListFilter): Promise<number[]> {
+  let query = db
+    .selectFrom('projects as p')
+    .innerJoin('users as o', 'o.id', 'p.owner_id')
+    .select('p.id')
+    .where('p.deleted_at', 'is', null)
+    .where('o.is_active', '=', true);
   query = query.where((eb) => {
     const visible = [];
     if (filter.memberId !== undefined) {
@@ -55,7 +63,16 @@ export async function listLiveProjects(db: DbOrTx, filter: ProjectListFilter): P
       ),
     );
   }
-  return query.orderBy('p.date_created', 'desc').orderBy('p.id', 'desc').execute();
+  const rows = await query.orderBy('p.date_created', 'desc').orderBy('p.id', 'desc').execute();
+  return rows.map((r) => r.id);
+}
+
+/** Live projects by id, in the order of `ids`. */
+export async function listProjectsByIds(db: DbOrTx, ids: readonly number[]): Promise<ProjectRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await liveProjects(db).where('p.id', 'in', ids).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 export async function insertProject(

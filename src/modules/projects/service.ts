@@ -195,15 +195,16 @@ export async function listProjects(
     ownerId = owner.id;
   }
   const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
-  const rows = await repo.listLiveProjects(ctx.db, {
+  const ids = await repo.listLiveProjectIds(ctx.db, {
     ...(actorId !== undefined ? { memberId: actorId } : {}),
     includePublic: actorId === undefined || ownerId !== undefined,
     ...(ownerId !== undefined ? { ownerId } : {}),
     ...(tags.length ? { tags } : {}),
   });
-  const { pageItems, link } = paginate(rows, window, requestUrl, ctx.baseUrl);
-  const roles = actorId !== undefined ? await repo.projectRolesOf(ctx.db, pageItems.map((r) => r.id), actorId) : new Map<number, Role>();
-  const items = await represent(ctx, pageItems.map((project) => ({ project, role: roles.get(project.id) })), 'list', ownerId !== undefined);
+  const { pageItems, link } = paginate(ids, window, requestUrl, ctx.baseUrl);
+  const rows = await repo.listProjectsByIds(ctx.db, pageItems);
+  const roles = actorId !== undefined ? await repo.projectRolesOf(ctx.db, pageItems, actorId) : new Map<number, Role>();
+  const items = await represent(ctx, rows.map((project) => ({ project, role: roles.get(project.id) })), 'list', ownerId !== undefined);
   return { items, link };
 }
 
