@@ -722,6 +722,11 @@ describe('share', () => {
       { to: alice.email, subject: 'share mail project has been shared with you.', text: 'Have a look' },
       { to: tom.email, subject: 'share mail project has been shared with you.', text: 'Have a look' },
     ]);
+    // Line breaks in the name cannot reach the subject (header injection).
+    const evil = await createProject(bob, 'evil\r\nBcc: victim@example.org');
+    await share(evil.projectid, bob, { username: 'alice', role: 'readonly', email_msg: 'x' });
+    assert.equal(server.mailer.sent.at(-1)?.subject, 'evil Bcc: victim@example.org project has been shared with you.');
+    server.mailer.sent.pop();
     // No mail for a removal.
     await share(project.projectid, bob, { username: 'tom', role: 'readonly', remove: 'True', email_msg: 'Bye' });
     assert.equal(server.mailer.sent.length, before + 2);

@@ -355,7 +355,9 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
   if (!remove && typeof message === 'string' && message.trim()) {
     for (const user of users) {
       if (!user.email) continue;
-      await ctx.mailer.send({ to: user.email, subject: `${project.name} project has been shared with you.`, text: message });
+      // A name may hold line breaks; in a subject they could forge mail headers.
+      const subject = `${project.name.replace(/[\r\n\t\v\f\u2028\u2029]+/g, ' ')} project has been shared with you.`;
+      await ctx.mailer.send({ to: user.email, subject, text: message });
     }
   }
 }
