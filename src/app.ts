@@ -14,6 +14,7 @@ import { registerMetaRoutes } from './modules/meta/routes.ts';
 import { registerProjectRoutes } from './modules/projects/routes.ts';
 import { registerFormRoutes } from './modules/forms/routes.ts';
 import { registerOpenRosaRoutes } from './modules/openrosa/routes.ts';
+import { registerDataRoutes, registerSubmissionRoutes } from './modules/submissions/routes.ts';
 import { registerOAuthRoutes } from './modules/oauth/routes.ts';
 
 export interface BuildOptions {
@@ -67,6 +68,8 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerProjectRoutes(app);
   registerFormRoutes(app);
   registerOpenRosaRoutes(app);
+  registerSubmissionRoutes(app);
+  registerDataRoutes(app);
   registerOAuthRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;

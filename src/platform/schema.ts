@@ -234,6 +234,46 @@ export interface OAuthRefreshTokensTable {
   revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface InstancesTable {
+  id: Generated<number>;
+  form_id: number;
+  uuid: string;
+  xml: string;
+  json: Json;
+  version: Generated<string>;
+  status: Generated<string>;
+  submitted_by: number | null;
+  date_created: DefaultedTimestamp;
+  date_modified: DefaultedTimestamp;
+  edited: Generated<boolean>;
+  last_edited: NullableTimestamp;
+  last_edited_by: ColumnType<number | null, number | null | undefined, number | null>;
+  deleted_at: NullableTimestamp;
+  deleted_by: ColumnType<number | null, number | null | undefined, number | null>;
+  total_media: Generated<number>;
+  media_count: Generated<number>;
+  has_geopoint: Generated<boolean>;
+}
+
+export interface InstanceHistoryTable {
+  id: Generated<number>;
+  instance_id: number;
+  form_id: number;
+  uuid: string;
+  xml: string;
+  date_created: DefaultedTimestamp;
+}
+
+export interface AttachmentsTable {
+  id: Generated<number>;
+  instance_id: number;
+  name: string;
+  mimetype: string;
+  blob: string;
+  size: number;
+  date_created: DefaultedTimestamp;
+}
+
 export interface Schema {
   users: UsersTable;
   password_history: PasswordHistoryTable;
@@ -252,6 +292,9 @@ export interface Schema {
   form_metadata: FormMetadataTable;
   survey_drafts: SurveyDraftsTable;
   blobs: BlobsTable;
+  instances: InstancesTable;
+  instance_history: InstanceHistoryTable;
+  attachments: AttachmentsTable;
   jobs: JobsTable;
   oauth_applications: OAuthApplicationsTable;
   oauth_authorization_codes: OAuthAuthorizationCodesTable;

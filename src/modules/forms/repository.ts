@@ -293,3 +293,11 @@ export async function formsWithItemsets(db: DbOrTx, formIds: readonly number[]):
   const rows = await db.selectFrom('forms').select('id').where(sql<boolean>`id = ANY(${[...formIds]}::int[])`).where('itemsets_csv', 'is not', null).execute();
   return rows.map((r) => r.id);
 }
+
+export async function findLiveFormByUuid(db: DbOrTx, uuid: string): Promise<FormRow | undefined> {
+  return liveForms(db).where('f.uuid', '=', uuid).executeTakeFirst();
+}
+
+export async function findLiveFormByIdString(db: DbOrTx, ownerId: number, idString: string): Promise<FormRow | undefined> {
+  return liveForms(db).where('f.owner_id', '=', ownerId).where(sql<string>`lower(f.id_string)`, '=', idString.toLowerCase()).executeTakeFirst();
+}

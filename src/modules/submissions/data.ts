@@ -1,0 +1,147 @@
+// The data API: records of a form, one record, deletion, attachments, and the forms with data.
+import type { RequestContext } from '../../context.ts';
+import { AppError, errors } from '../../errors.ts';
+import { formAllows, isAuthenticated, requireUser } from '../../access/index.ts';
+import { pageWindow, type PageRequest } from '../../http/pagination.ts';
+import { getBlob } from '../blobs/repository.ts';
+import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import * as forms from '../forms/repository.ts';
+import { queryCondition, sortOrder } from './query.ts';
+import * as repo from './repository.ts';
+
+/** Who sees which records: all (VXA or public data), only their own (VXD alone), or none. */
+function dataScope(ctx: RequestContext, visible: VisibleForm): 'all' | 'own' {
+  const facts = { shared: visible.form.shared, role: visible.role };
+  if (visible.form.shared_data || formAllows(facts, 'view_xform_all')) return 'all';
+  if (formAllows(facts, 'view_xform_data') && isAuthenticated(ctx.actor)) return 'own';
+  throw isAuthenticated(ctx.actor) ? errors.permissionDenied() : errors.notFound();
+}
+
+async function loadDataForm(ctx: RequestContext, rawId: string): Promise<{ visible: VisibleForm; submittedBy: number | undefined }> {
+  const visible = await loadVisibleForm(ctx, rawId);
+  const scope = dataScope(ctx, visible);
+  return { visible, submittedBy: scope === 'own' && isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined };
+}
+
+export interface DataQuery extends PageRequest {
+  query?: string | undefined;
+  fields?: string | undefined;
+  sort?: string | undefined;
+  start?: string | undefined;
+  limit?: string | undefined;
+}
+
+function parseFields(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (Array.isArray(parsed) && parsed.every((f) => typeof f === 'string')) return parsed;
+  } catch {
+    // fall through to the error below
+  }
+  throw errors.badRequest('fields must be a JSON list of field names, e.g. ["_id", "name"].');
+}
+
+function nonNegative(raw: string | undefined): number | undefined {
+  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+export interface DataPage {
+  body: string;
+  link: string | undefined;
+}
+
+/** A page of records as JSON text, assembled without parsing the records again. */
+export async function listRecords(ctx: RequestContext, rawId: string, query: DataQuery, requestUrl: string): Promise<DataPage> {
+  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const condition = queryCondition(query.query);
+  const order = sortOrder(query.sort);
+  const fields = parseFields(query.fields);
+  let limit = nonNegative(query.limit);
+  let offset = nonNegative(query.start) ?? 0;
+  let link: string | undefined;
+  if (query.page !== undefined || query.page_size !== undefined) {
+    const window = pageWindow(query);
+    const total = await repo.countRecords(ctx.db, visible.form.id, condition, submittedBy);
+    const last = Math.max(1, Math.ceil(total / window.size));
+    const page = window.page === 'last' ? last : window.page;
+    if (page > last) throw errors.notFound('Invalid page.');
+    limit = window.size;
+    offset = (page - 1) * window.size;
+    link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
+  }
+  const texts = await repo.listRecordTexts(ctx.db, visible.form.id, ctx.baseUrl, {
+    condition,
+    order,
+    limit,
+    offset,
+    ...(submittedBy !== undefined ? { submittedBy } : {}),
+  });
+  const items = fields ? texts.map((t) => JSON.stringify(pick(JSON.parse(t) as Record<string, unknown>, fields))) : texts;
+  return { body: `[${items.join(',')}]`, link };
+}
+
+function pick(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((f) => [f, record[f] ?? null]));
+}
+
+function pageLinks(baseUrl: string, requestUrl: string, page: number, last: number, size: number): string | undefined {
+  const url = new URL(requestUrl, baseUrl);
+  const to = (n: number): string => {
+    url.searchParams.set('page', String(n));
+    url.searchParams.set('page_size', String(size));
+    return `${baseUrl}${url.pathname}${url.search}`;
+  };
+  const links: string[] = [];
+  if (page > 1) links.push(`<${to(page - 1)}>; rel="prev"`);
+  if (page < last) links.push(`<${to(page + 1)}>; rel="next"`, `<${to(last)}>; rel="last"`);
+  if (page > 1) links.push(`<${to(1)}>; rel="first"`);
+  return links.length ? links.join(', ') : undefined;
+}
+
+function parseDataId(raw: string): number {
+  if (!/^\d+$/.test(raw)) throw errors.badRequest('Invalid data ID. It must be a positive integer');
+  return Number(raw);
+}
+
+export async function getRecord(ctx: RequestContext, rawId: string, rawDataId: string): Promise<string> {
+  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const found = await repo.findRecordText(ctx.db, visible.form.id, parseDataId(rawDataId), ctx.baseUrl);
+  if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
+  return found.text;
+}
+
+export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId: string): Promise<void> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleForm(ctx, rawId);
+  const dataId = parseDataId(rawDataId);
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'delete_submission')) {
+    throw errors.permissionDenied('You do not have delete permissions.');
+  }
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    const done = await repo.softDeleteInstance(trx, visible.form.id, dataId, actor.id, ctx.clock.now());
+    if (done) await repo.refreshFormCounters(trx, visible.form.id);
+    return done;
+  });
+  if (!deleted) throw errors.notFound();
+}
+
+/** GET /api/v1/data: the forms whose data the caller may read. */
+export async function formsWithData(ctx: RequestContext): Promise<Record<string, unknown>[]> {
+  const rows = isAuthenticated(ctx.actor)
+    ? await forms.listLiveForms(ctx.db, { memberId: ctx.actor.user.id })
+    : (await forms.listLiveForms(ctx.db, { sharedOnly: true })).filter((f) => f.shared_data);
+  return rows.map((f) => ({ id: f.id, id_string: f.id_string, title: f.title, description: f.description, url: `${ctx.baseUrl}/api/v1/data/${f.id}` }));
+}
+
+export async function attachmentFile(ctx: RequestContext, rawId: string): Promise<{ name: string; mimetype: string; data: Uint8Array }> {
+  if (!/^\d+$/.test(rawId)) throw errors.notFound();
+  const attachment = await repo.findAttachment(ctx.db, Number(rawId));
+  if (!attachment) throw errors.notFound();
+  const { submittedBy } = await loadDataForm(ctx, String(attachment.form_id));
+  if (submittedBy !== undefined && attachment.submitted_by !== submittedBy) throw errors.notFound();
+  const blob = await getBlob(ctx.db, attachment.blob);
+  if (!blob) throw new AppError(404, { detail: 'Not found.' });
+  return { name: attachment.name, mimetype: attachment.mimetype, data: blob.data };
+}

@@ -1,0 +1,176 @@
+// Receiving a submission (OpenRosa XML plus media): find the form, check who may submit, parse,
+// then store it once — a duplicate instanceID only adds missing media, a deprecatedID edits.
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from '../../context.ts';
+import { AppError, errors } from '../../errors.ts';
+import { formAllows, isAuthenticated } from '../../access/index.ts';
+import { isoTimestamp } from '../../platform/clock.ts';
+import type { DbOrTx } from '../../platform/db.ts';
+import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
+import { putBlob } from '../blobs/repository.ts';
+import * as forms from '../forms/repository.ts';
+import { buildFormSchema, type FormSchema } from './form-schema.ts';
+import { parseInstance, type InstanceMeta } from './instance-xml.ts';
+import * as repo from './repository.ts';
+
+export interface UploadedMedia {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+export interface SubmissionUpload {
+  xml: Uint8Array | undefined;
+  media: UploadedMedia[];
+}
+
+export interface SubmissionTarget {
+  /** Owner named in the URL (`/{username}/submission`), if any. */
+  username?: string | undefined;
+  /** `/submission` and `/api/v1/submissions` with no owner: credentials always required. */
+  ownerless: boolean;
+}
+
+export interface SubmissionOutcome {
+  status: 201 | 202;
+  kind: 'created' | 'edited' | 'duplicate';
+  instanceId: number;
+  uuid: string;
+  form: forms.FormRow;
+  submissionDate: string;
+}
+
+const schemaCache = new Map<string, FormSchema>();
+
+/** Parsing needs the form's schema; it is built once per form definition (hash) and process. */
+async function schemaOf(db: DbOrTx, form: forms.FormRow): Promise<FormSchema> {
+  const key = `${form.id}:${form.hash}`;
+  const cached = schemaCache.get(key);
+  if (cached) return cached;
+  const schema = buildFormSchema((await forms.findFormDefinition(db, form.id)).json);
+  if (schemaCache.size > 1000) schemaCache.clear();
+  schemaCache.set(key, schema);
+  return schema;
+}
+
+/** The root element's id attribute and the formhub uuid, read without a full parse. */
+function peekIdentity(xml: string): { idString: string | undefined; formhubUuid: string | undefined } {
+  const root = /^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<[\w:.-]+([^>]*)>/.exec(xml);
+  const id = root?.[1] ? /\sid\s*=\s*["']([^"']*)["']/.exec(root[1])?.[1] : undefined;
+  const formhub = /<formhub>\s*<uuid>([^<]*)<\/uuid>/.exec(xml)?.[1]?.trim();
+  return { idString: id, formhubUuid: formhub || undefined };
+}
+
+async function findTargetForm(ctx: RequestContext, xml: string, owner: UserRow | undefined): Promise<forms.FormRow> {
+  const { idString, formhubUuid } = peekIdentity(xml);
+  if (formhubUuid) {
+    const byUuid = await forms.findLiveFormByUuid(ctx.db, formhubUuid);
+    if (byUuid && (!owner || byUuid.owner_id === owner.id)) return byUuid;
+  }
+  const account = owner ?? (isAuthenticated(ctx.actor) ? ctx.actor.user : undefined);
+  if (!idString) throw errors.badRequest('Improperly formatted XML.');
+  const form = account ? await forms.findLiveFormByIdString(ctx.db, account.id, idString) : undefined;
+  if (!form) throw errors.noMatch('XForm');
+  return form;
+}
+
+/** onadata's rules: data-entry roles may submit; others only where neither account nor form require auth. */
+async function checkMaySubmit(ctx: RequestContext, form: forms.FormRow, target: SubmissionTarget): Promise<void> {
+  const owner = await findActiveUserById(ctx.db, form.owner_id);
+  if (!owner) throw errors.noMatch('XForm');
+  const requireAuth = target.ownerless || owner.require_auth || form.require_auth;
+  if (!isAuthenticated(ctx.actor)) {
+    if (requireAuth) throw errors.notAuthenticated(ctx.challenge);
+    return;
+  }
+  const role = await forms.formRoleOf(ctx.db, form.id, ctx.actor.user.id);
+  if (formAllows({ shared: form.shared, role }, 'report_xform')) return;
+  if (requireAuth) {
+    throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make submissions to ${owner.username}'s ${form.title} form.`);
+  }
+}
+
+function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: forms.FormRow, uuid: string, status: string): string {
+  return JSON.stringify({
+    ...record,
+    _uuid: uuid,
+    _xform_id_string: meta.idString ?? form.id_string,
+    _version: meta.version ?? form.version,
+    _status: status,
+    _geolocation: meta.geolocation,
+    _duration: meta.duration,
+    _bamboo_dataset_id: '',
+    _tags: [],
+    _notes: [],
+  });
+}
+
+export async function receiveSubmission(ctx: RequestContext, target: SubmissionTarget, upload: SubmissionUpload, status = 'submitted_via_web'): Promise<SubmissionOutcome> {
+  if (!upload.xml || upload.xml.byteLength === 0) throw errors.badRequest('No XML submission file.');
+  if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+  let owner: UserRow | undefined;
+  if (target.username !== undefined) {
+    owner = await findActiveUserByUsername(ctx.db, target.username);
+    if (!owner) throw errors.noMatch('XForm');
+  }
+  const xml = Buffer.from(upload.xml).toString('utf8');
+  const form = await findTargetForm(ctx, xml, owner);
+  await checkMaySubmit(ctx, form, target);
+  if (!form.downloadable) throw new AppError(405, { detail: 'Form is inactive' });
+
+  const parsed = parseInstance(xml, await schemaOf(ctx.db, form), { maxBytes: ctx.config.uploadLimitBytes });
+  if (!parsed.ok) throw errors.badRequest(parsed.error);
+  const { record, meta } = parsed;
+  if (form.encrypted && !meta.encrypted) throw errors.badRequest('Unencrypted submissions are not allowed for encrypted forms.');
+  for (const media of upload.media) {
+    if (media.name.length > 100) throw errors.badRequest('Attachment file name exceeds 100 chars');
+  }
+
+  const uuid = meta.uuid ?? meta.instanceId ?? randomUUID();
+  const now = meta.submissionDate ? new Date(meta.submissionDate) : ctx.clock.now();
+  const when = Number.isNaN(now.getTime()) ? ctx.clock.now() : now;
+  const submitter = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;
+  const json = recordJson(meta, record, form, uuid, status);
+  const referenced = new Set(meta.mediaFiles);
+  const media = upload.media.filter((m) => referenced.has(m.name));
+  const hasGeopoint = meta.geolocation[0] !== null;
+
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    let instanceId: number | undefined;
+    let kind: SubmissionOutcome['kind'] = 'created';
+    const edited = meta.deprecatedUuid ? await repo.findInstanceByUuid(trx, form.id, meta.deprecatedUuid) : undefined;
+    if (edited && !edited.deleted_at) {
+      await repo.archiveAndReplace(trx, edited, {
+        uuid, xml, json, version: meta.version ?? form.version, total_media: referenced.size, has_geopoint: hasGeopoint, editedBy: submitter, now: ctx.clock.now(),
+      });
+      instanceId = edited.id;
+      kind = 'edited';
+    } else {
+      instanceId = await repo.insertInstance(trx, {
+        form_id: form.id, uuid, xml, json, version: meta.version ?? form.version, submitted_by: submitter, date_created: when, total_media: referenced.size, has_geopoint: hasGeopoint,
+      });
+      if (instanceId === undefined) {
+        const existing = await repo.findInstanceByUuid(trx, form.id, uuid);
+        if (!existing) throw new Error('duplicate instance vanished');
+        instanceId = existing.id;
+        kind = 'duplicate';
+      } else {
+        await repo.bumpFormCounters(trx, form.id, when, hasGeopoint);
+      }
+    }
+    for (const file of media) {
+      const blob = await putBlob(trx, file.bytes, file.contentType);
+      await repo.saveAttachment(trx, { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: file.bytes.byteLength, date_created: ctx.clock.now() });
+    }
+    if (media.length || kind !== 'duplicate') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
+    return { instanceId, kind };
+  });
+  return {
+    status: outcome.kind === 'duplicate' ? 202 : 201,
+    kind: outcome.kind,
+    instanceId: outcome.instanceId,
+    uuid,
+    form,
+    submissionDate: isoTimestamp(when),
+  };
+}

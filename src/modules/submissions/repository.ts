@@ -1,0 +1,194 @@
+// SQL for submissions (instances), their history and attachments.
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { DbOrTx } from '../../platform/db.ts';
+import type { InstancesTable } from '../../platform/schema.ts';
+
+export type InstanceRow = Selectable<InstancesTable>;
+
+export async function findInstanceByUuid(db: DbOrTx, formId: number, uuid: string): Promise<InstanceRow | undefined> {
+  return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('uuid', '=', uuid).executeTakeFirst();
+}
+
+export async function uuidInHistory(db: DbOrTx, formId: number, uuid: string): Promise<boolean> {
+  const row = await db.selectFrom('instance_history').select('id').where('form_id', '=', formId).where('uuid', '=', uuid).executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface NewInstance {
+  form_id: number;
+  uuid: string;
+  xml: string;
+  json: string;
+  version: string;
+  submitted_by: number | null;
+  date_created: Date;
+  total_media: number;
+  has_geopoint: boolean;
+}
+
+/** Inserts unless the form already has this uuid; returns the new id, or undefined for a duplicate. */
+export async function insertInstance(db: DbOrTx, instance: NewInstance): Promise<number | undefined> {
+  const row = await db
+    .insertInto('instances')
+    .values({ ...instance, date_modified: instance.date_created })
+    .onConflict((oc) => oc.columns(['form_id', 'uuid']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function archiveAndReplace(
+  db: DbOrTx,
+  previous: InstanceRow,
+  next: { uuid: string; xml: string; json: string; version: string; total_media: number; has_geopoint: boolean; editedBy: number | null; now: Date },
+): Promise<void> {
+  await db.insertInto('instance_history').values({ instance_id: previous.id, form_id: previous.form_id, uuid: previous.uuid, xml: previous.xml, date_created: next.now }).execute();
+  await db
+    .updateTable('instances')
+    .set({
+      uuid: next.uuid,
+      xml: next.xml,
+      json: next.json,
+      version: next.version,
+      total_media: next.total_media,
+      has_geopoint: next.has_geopoint,
+      edited: true,
+      last_edited: next.now,
+      last_edited_by: next.editedBy,
+      date_modified: next.now,
+    })
+    .where('id', '=', previous.id)
+    .execute();
+}
+
+export async function saveAttachment(
+  db: DbOrTx,
+  attachment: { instance_id: number; name: string; mimetype: string; blob: string; size: number; date_created: Date },
+): Promise<void> {
+  await db
+    .insertInto('attachments')
+    .values(attachment)
+    .onConflict((oc) => oc.columns(['instance_id', 'name']).doUpdateSet({ mimetype: attachment.mimetype, blob: attachment.blob, size: attachment.size }))
+    .execute();
+}
+
+/** Recounts how many of the referenced media files have arrived. */
+export async function refreshMediaCount(db: DbOrTx, instanceId: number, referenced: readonly string[]): Promise<void> {
+  const names = referenced.length ? [...referenced] : [''];
+  await db
+    .updateTable('instances')
+    .set({
+      media_count: sql<number>`(SELECT count(*)::int FROM attachments a WHERE a.instance_id = ${instanceId} AND a.name = ANY(${names}::text[]))`,
+    })
+    .where('id', '=', instanceId)
+    .execute();
+}
+
+export async function refreshFormCounters(db: DbOrTx, formId: number): Promise<void> {
+  await sql`UPDATE forms SET
+      num_of_submissions = (SELECT count(*)::int FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL),
+      last_submission_time = (SELECT max(date_created) FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL),
+      instances_with_geopoints = EXISTS (SELECT 1 FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL AND has_geopoint)
+    WHERE id = ${formId}`.execute(db);
+}
+
+/** One more submission on the form: cheaper than a recount on the ingest path. */
+export async function bumpFormCounters(db: DbOrTx, formId: number, at: Date, hasGeopoint: boolean): Promise<void> {
+  await sql`UPDATE forms SET
+      num_of_submissions = num_of_submissions + 1,
+      last_submission_time = GREATEST(coalesce(last_submission_time, ${at}::timestamptz), ${at}::timestamptz),
+      instances_with_geopoints = instances_with_geopoints OR ${hasGeopoint}
+    WHERE id = ${formId}`.execute(db);
+}
+
+export async function softDeleteInstance(db: DbOrTx, formId: number, instanceId: number, userId: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('instances')
+    .set({ deleted_at: now, deleted_by: userId, date_modified: now })
+    .where('form_id', '=', formId)
+    .where('id', '=', instanceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Submissions of the user's forms created in [from, to), grouped by the form's public flag. */
+export async function countMonthlySubmissions(db: DbOrTx, ownerId: number, from: Date, to: Date): Promise<{ public: number; private: number }> {
+  const rows = await db
+    .selectFrom('instances as i')
+    .innerJoin('forms as f', 'f.id', 'i.form_id')
+    .select(['f.shared', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('f.owner_id', '=', ownerId)
+    .where('f.deleted_at', 'is', null)
+    .where('i.date_created', '>=', from)
+    .where('i.date_created', '<', to)
+    .groupBy('f.shared')
+    .execute();
+  const counts = { public: 0, private: 0 };
+  for (const row of rows) counts[row.shared ? 'public' : 'private'] += Number(row.n);
+  return counts;
+}
+
+/** The data API's record: the stored JSON plus what this row's columns say, as JSON text. */
+function recordText(baseUrl: string) {
+  const iso = (column: string) => sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+  return sql<string>`(i.json || jsonb_build_object(
+      '_id', i.id,
+      '_xform_id', i.form_id,
+      '_submission_time', ${iso('i.date_created')},
+      '_date_modified', ${iso('i.date_modified')},
+      '_submitted_by', (SELECT username FROM users WHERE id = i.submitted_by),
+      '_edited', i.edited,
+      '_last_edited_by', (SELECT username FROM users WHERE id = i.last_edited_by),
+      '_total_media', i.total_media,
+      '_media_count', i.media_count,
+      '_media_all_received', i.media_count >= i.total_media,
+      '_attachments', coalesce((SELECT jsonb_agg(jsonb_build_object(
+          'download_url', ${baseUrl} || '/api/v1/files/' || a.id || '?filename=' || a.name,
+          'mimetype', a.mimetype, 'filename', a.name, 'name', a.name,
+          'instance', i.id, 'xform', i.form_id, 'id', a.id) ORDER BY a.id)
+        FROM attachments a WHERE a.instance_id = i.id), '[]'::jsonb))
+    || CASE WHEN i.edited THEN jsonb_build_object('_last_edited', ${iso('i.last_edited')}) ELSE '{}'::jsonb END)::text`;
+}
+
+export interface RecordPage {
+  condition: RawBuilder<unknown>;
+  order: RawBuilder<unknown>;
+  limit: number | undefined;
+  offset: number;
+  /** Only this submitter's records (roles that see their own data only). */
+  submittedBy?: number;
+}
+
+export async function listRecordTexts(db: DbOrTx, formId: number, baseUrl: string, page: RecordPage): Promise<string[]> {
+  const limit = page.limit === undefined ? sql`` : sql`LIMIT ${page.limit}`;
+  const own = page.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${page.submittedBy}`;
+  const result = await sql<{ record: string }>`SELECT ${recordText(baseUrl)} AS record FROM instances i
+    WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND ${own} AND (${page.condition})
+    ORDER BY ${page.order} ${limit} OFFSET ${page.offset}`.execute(db);
+  return result.rows.map((r) => r.record);
+}
+
+export async function countRecords(db: DbOrTx, formId: number, condition: RawBuilder<unknown>, submittedBy?: number): Promise<number> {
+  const own = submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${submittedBy}`;
+  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances i
+    WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND ${own} AND (${condition})`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+export async function findRecordText(db: DbOrTx, formId: number, instanceId: number, baseUrl: string): Promise<{ text: string; submittedBy: number | null } | undefined> {
+  const result = await sql<{ record: string; submitted_by: number | null }>`SELECT ${recordText(baseUrl)} AS record, i.submitted_by FROM instances i
+    WHERE i.form_id = ${formId} AND i.id = ${instanceId} AND i.deleted_at IS NULL`.execute(db);
+  const row = result.rows[0];
+  return row ? { text: row.record, submittedBy: row.submitted_by } : undefined;
+}
+
+export async function findAttachment(db: DbOrTx, attachmentId: number): Promise<{ form_id: number; submitted_by: number | null; name: string; mimetype: string; blob: string } | undefined> {
+  return db
+    .selectFrom('attachments as a')
+    .innerJoin('instances as i', 'i.id', 'a.instance_id')
+    .select(['i.form_id', 'i.submitted_by', 'a.name', 'a.mimetype', 'a.blob'])
+    .where('a.id', '=', attachmentId)
+    .where('i.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

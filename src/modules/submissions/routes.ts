@@ -1,0 +1,132 @@
+// OpenRosa submission routes (ODK Collect, Enketo, Briefcase).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/multipart';
+import { Type } from 'typebox';
+import { AppError, errors } from '../../errors.ts';
+import { isAuthenticated } from '../../access/index.ts';
+import { findActiveUserByUsername } from '../accounts/repository.ts';
+import { openRosaMessage } from '../../http/conventions.ts';
+import * as data from './data.ts';
+import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload } from './receive.ts';
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+}
+
+function successXml(outcome: SubmissionOutcome): string {
+  const date = escapeAttribute(outcome.submissionDate);
+  return (
+    `<?xml version='1.0' encoding='UTF-8' ?>\n<OpenRosaResponse xmlns="http://openrosa.org/http/response"><message>Successful submission.</message>` +
+    `<submissionMetadata xmlns="http://www.opendatakit.org/xforms" id="${escapeAttribute(outcome.form.id_string)}" instanceID="uuid:${escapeAttribute(outcome.uuid)}" ` +
+    `submissionDate="${date}" isComplete="true" markedAsCompleteDate="${date}"${outcome.form.encrypted ? ' encrypted="yes"' : ''}/></OpenRosaResponse>`
+  );
+}
+
+/** Reads the multipart body: the XML part and every other file part as media. */
+async function readUpload(request: FastifyRequest, maxBytes: number): Promise<SubmissionUpload> {
+  if (!request.isMultipart()) throw errors.badRequest('No XML submission file.');
+  const upload: SubmissionUpload = { xml: undefined, media: [] };
+  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1000, fields: 100 } })) {
+    if (part.type !== 'file') continue;
+    const bytes = await part.toBuffer();
+    if (part.file.truncated) throw new AppError(413, { detail: `The file "${part.filename}" is larger than ${maxBytes} bytes.` });
+    if (part.fieldname === 'xml_submission_file') upload.xml = bytes;
+    else upload.media.push({ name: part.filename, contentType: part.filename.toLowerCase().endsWith('.osm') ? 'text/xml' : part.mimetype, bytes });
+  }
+  return upload;
+}
+
+async function answer(request: FastifyRequest, reply: FastifyReply, target: SubmissionTarget): Promise<FastifyReply> {
+  const ctx = request.ctx;
+  reply.header('location', `${ctx.baseUrl}${request.url.split('?')[0] ?? ''}`);
+  if (request.method === 'HEAD') {
+    if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+    if (target.username !== undefined) {
+      const owner = await findActiveUserByUsername(ctx.db, target.username);
+      if (!owner) throw errors.notFound();
+      if (owner.require_auth && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+    }
+    return reply.code(204).send();
+  }
+  const outcome = await receiveSubmission(ctx, target, await readUpload(request, ctx.config.uploadLimitBytes));
+  reply.code(outcome.status).type('text/xml; charset=utf-8');
+  return reply.send(outcome.kind === 'duplicate' ? openRosaMessage('Duplicate submission') : successXml(outcome));
+}
+
+export function registerSubmissionRoutes(app: FastifyInstance): void {
+  const config = { access: 'anyone' as const, openrosa: true };
+  for (const url of ['/submission', '/api/v1/submissions']) {
+    app.route({
+      method: ['POST', 'HEAD'],
+      url,
+      config,
+      schema: { tags: ['submissions'], summary: 'Receive an OpenRosa submission (multipart xml_submission_file plus media); credentials required' },
+      handler: (request, reply) => answer(request, reply, { ownerless: true }),
+    });
+  }
+  app.route<{ Params: { username: string } }>({
+    method: ['POST', 'HEAD'],
+    url: '/:username/submission',
+    config,
+    schema: {
+      tags: ['submissions'],
+      summary: 'Receive an OpenRosa submission for a form of this account (anonymous unless the account requires auth)',
+      params: Type.Object({ username: Type.String() }),
+    },
+    handler: (request, reply) => answer(request, reply, { ownerless: false, username: request.params.username }),
+  });
+}
+
+export function registerDataRoutes(app: FastifyInstance): void {
+  const DataParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
+  const RecordParams = Type.Object({ pk: Type.String(), dataid: Type.String() });
+  app.get('/api/v1/data', {
+    config: { access: 'anyone' },
+    schema: { tags: ['data'], summary: 'Forms whose data the caller may read' },
+    handler: (request) => data.formsWithData(request.ctx),
+  });
+  app.get<{ Params: { pk: string }; Querystring: data.DataQuery }>('/api/v1/data/:pk', {
+    config: { access: 'anyone' },
+    schema: {
+      tags: ['data'],
+      summary: 'A form’s records: query (JSON), fields, sort, start/limit, page/page_size',
+      params: DataParams,
+      querystring: Type.Object({
+        query: Type.Optional(Type.String()),
+        fields: Type.Optional(Type.String()),
+        sort: Type.Optional(Type.String()),
+        start: Type.Optional(Type.String()),
+        limit: Type.Optional(Type.String()),
+        page: Type.Optional(Type.String()),
+        page_size: Type.Optional(Type.String()),
+      }),
+    },
+    handler: async (request, reply) => {
+      const page = await data.listRecords(request.ctx, request.params.pk, request.query, request.url);
+      if (page.link) reply.header('link', page.link);
+      return reply.type('application/json; charset=utf-8').send(page.body);
+    },
+  });
+  app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
+    config: { access: 'anyone' },
+    schema: { tags: ['data'], summary: 'One record', params: RecordParams },
+    handler: async (request, reply) =>
+      reply.type('application/json; charset=utf-8').send(await data.getRecord(request.ctx, request.params.pk, request.params.dataid)),
+  });
+  app.delete<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['data'], summary: 'Delete a record', params: RecordParams },
+    handler: async (request, reply) => {
+      await data.deleteRecord(request.ctx, request.params.pk, request.params.dataid);
+      return reply.code(204).send();
+    },
+  });
+  app.get<{ Params: { id: string } }>('/api/v1/files/:id', {
+    config: { access: 'anyone' },
+    schema: { tags: ['data'], summary: 'A submission attachment', params: Type.Object({ id: Type.String() }) },
+    handler: async (request, reply) => {
+      const file = await data.attachmentFile(request.ctx, request.params.id);
+      return reply.type(file.mimetype).header('content-disposition', `attachment; filename=${JSON.stringify(file.name)}`).send(Buffer.from(file.data));
+    },
+  });
+}

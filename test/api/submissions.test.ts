@@ -1,0 +1,228 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { basic, createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+
+let server: TestServer;
+let bob: TestUser;
+let alice: TestUser;
+let formId: number;
+
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2b3b7d30000000049454e44ae426082', 'hex');
+
+function submission(xml: string, media: Array<{ name: string; content: Buffer; type: string }> = []) {
+  return multipart({}, [
+    { name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' },
+    ...media.map((m) => ({ name: m.name, fileName: m.name, content: m.content, contentType: m.type })),
+  ]);
+}
+
+async function submit(url: string, xml: string, headers: Record<string, string> = {}, media: Array<{ name: string; content: Buffer; type: string }> = []) {
+  const body = submission(xml, media);
+  return server.app.inject({ method: 'POST', url, payload: body.payload, headers: { ...headers, ...body.headers } });
+}
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  alice = await createUser(server.app, 'alice');
+  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
+  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+  formId = Number(res.json().formid);
+});
+after(() => server.close());
+
+describe('OpenRosa submission', () => {
+  test('formList → form download → submission with a photo → data API', async () => {
+    const list = await server.app.inject({ method: 'GET', url: '/bob/formList', headers: { authorization: basic('bob', bob.password) } });
+    const downloadUrl = /<downloadUrl>([^<]+)<\/downloadUrl>/.exec(list.body)?.[1];
+    assert.ok(downloadUrl);
+    const xform = await server.app.inject({ method: 'GET', url: downloadUrl.replace('http://testserver', '') });
+    const formhubUuid = /<formhub><uuid>([^<]+)<\/uuid><\/formhub>/.exec(xform.body)?.[1];
+    assert.ok(formhubUuid);
+
+    const uuid = randomUUID();
+    const res = await submit('/bob/submission', householdXml({ uuid, photo: 'photo.png', formhubUuid }), { authorization: basic('bob', bob.password) }, [
+      { name: 'photo.png', content: PNG, type: 'image/png' },
+    ]);
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.headers['x-openrosa-version'], '1.0');
+    assert.match(res.body, /<message>Successful submission\.<\/message>/);
+    assert.match(res.body, new RegExp(`instanceID="uuid:${uuid}"`));
+
+    const records = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}`, headers: bob.auth });
+    assert.equal(records.statusCode, 200);
+    const [record] = records.json();
+    assert.equal(record.name, 'Bob');
+    assert.equal(record.age, 25);
+    assert.equal(record['address/village'], 'Kisumu');
+    assert.equal(record.browsers, 'firefox chrome');
+    assert.deepEqual(record.children, [
+      { 'children/childs_name': 'Tom', 'children/childs_age': 12 },
+      { 'children/childs_name': 'Dick', 'children/childs_age': 5 },
+    ]);
+    assert.equal(record._uuid, uuid);
+    assert.equal(record['meta/instanceID'], `uuid:${uuid}`);
+    assert.equal(record._xform_id_string, 'household');
+    assert.equal(record._version, '2026010101');
+    assert.equal(record._status, 'submitted_via_web');
+    assert.equal(record._submitted_by, 'bob');
+    assert.deepEqual(record._geolocation, [-1.2625621, 36.7921711]);
+    assert.equal(record._total_media, 1);
+    assert.equal(record._media_count, 1);
+    assert.equal(record._media_all_received, true);
+    assert.match(record._submission_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    assert.equal(record._attachments.length, 1);
+    const file = await server.app.inject({ method: 'GET', url: record._attachments[0].download_url.replace('http://testserver', ''), headers: bob.auth });
+    assert.equal(file.statusCode, 200);
+    assert.deepEqual(Buffer.from(file.rawPayload), PNG);
+
+    const form = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json();
+    assert.equal(form.num_of_submissions, 1);
+    assert.ok(form.last_submission_time);
+    assert.equal(form.instances_with_geopoints, true);
+  });
+
+  test('the same instance again is a 202 duplicate and is not stored twice; its late media are added', async () => {
+    const uuid = randomUUID();
+    const xml = householdXml({ uuid, photo: 'late.png' });
+    assert.equal((await submit('/bob/submission', xml)).statusCode, 201);
+    const again = await submit('/bob/submission', xml, {}, [{ name: 'late.png', content: PNG, type: 'image/png' }]);
+    assert.equal(again.statusCode, 202);
+    assert.match(again.body, /Duplicate submission/);
+    const records = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: uuid }))}`, headers: bob.auth })).json();
+    assert.equal(records.length, 1);
+    assert.equal(records[0]._media_count, 1);
+  });
+
+  test('an edit through deprecatedID updates the record in place', async () => {
+    const original = randomUUID();
+    await submit('/bob/submission', householdXml({ uuid: original, name: 'Before' }));
+    const edited = randomUUID();
+    const res = await submit('/bob/submission', householdXml({ uuid: edited, name: 'After', deprecated: original }));
+    assert.equal(res.statusCode, 201);
+    const records = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ name: { $in: ['Before', 'After'] } }))}`, headers: bob.auth })).json();
+    assert.equal(records.length, 1);
+    assert.equal(records[0].name, 'After');
+    assert.equal(records[0]._uuid, edited);
+    assert.equal(records[0]._edited, true);
+  });
+
+  test('bad submissions get clear 400s and store nothing', async () => {
+    const before = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions;
+    const malformed = await submit('/bob/submission', '<household id="household"><name>x</household>');
+    assert.equal(malformed.statusCode, 400);
+    assert.match(malformed.body, /Improperly formatted XML\./);
+    const xxe = await submit('/bob/submission', '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><household id="household"><name>&e;</name></household>');
+    assert.equal(xxe.statusCode, 400);
+    assert.doesNotMatch(xxe.body, /root:/);
+    const empty = await submit('/bob/submission', '<household id="household"></household>');
+    assert.equal(empty.statusCode, 400);
+    const unknown = await submit('/bob/submission', '<other id="no_such_form"><a>1</a></other>');
+    assert.equal(unknown.statusCode, 404);
+    const body = multipart({ foo: 'bar' });
+    const noXml = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: body.headers });
+    assert.equal(noXml.statusCode, 400);
+    assert.match(noXml.body, /No XML submission file\./);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions, before);
+  });
+
+  test('who may submit: /submission needs credentials; require_auth accounts refuse anonymous devices; data-entry roles may', async () => {
+    const xml = () => householdXml({ uuid: randomUUID() });
+    const anonymous = await submit('/submission', xml());
+    assert.equal(anonymous.statusCode, 401);
+    assert.ok(anonymous.headers['www-authenticate']);
+    assert.equal((await submit('/submission', xml(), bob.auth)).statusCode, 201);
+    assert.equal((await server.app.inject({ method: 'HEAD', url: '/bob/submission' })).statusCode, 204);
+    assert.equal((await server.app.inject({ method: 'HEAD', url: '/submission' })).statusCode, 401);
+
+    await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', payload: { require_auth: true }, headers: bob.auth });
+    try {
+      assert.equal((await submit('/bob/submission', xml())).statusCode, 401);
+      const outsider = await submit('/bob/submission', xml(), alice.auth);
+      assert.equal(outsider.statusCode, 403);
+      assert.match(outsider.body, /alice is not allowed to make submissions to bob's Household form\./);
+      await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'alice', role: 'dataentry' }, headers: bob.auth });
+      const member = await submit('/bob/submission', xml(), alice.auth);
+      assert.equal(member.statusCode, 201);
+    } finally {
+      await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', payload: { require_auth: false }, headers: bob.auth });
+    }
+  });
+
+  test('an inactive (not downloadable) form refuses submissions with 405', async () => {
+    await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${formId}`, payload: { downloadable: false }, headers: bob.auth });
+    try {
+      const res = await submit('/bob/submission', householdXml({ uuid: randomUUID() }));
+      assert.equal(res.statusCode, 405);
+      assert.match(res.body, /Form is inactive/);
+    } finally {
+      await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${formId}`, payload: { downloadable: true }, headers: bob.auth });
+    }
+  });
+});
+
+describe('data API', () => {
+  before(async () => {
+    for (const [name, age] of [['Ann', 30], ['Ben', 41], ['Cid', 19]] as const) {
+      await submit('/bob/submission', householdXml({ uuid: randomUUID(), name, age }));
+    }
+  });
+
+  const data = (query: string, user: TestUser | null = bob) =>
+    server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}${query}`, headers: user ? user.auth : {} });
+
+  test('query: equality, comparisons, $or, meta keys; fields; sort; start/limit', async () => {
+    const q = (o: unknown) => `?query=${encodeURIComponent(JSON.stringify(o))}`;
+    assert.deepEqual(((await data(q({ name: 'Ben' }))).json() as Array<{ age: number }>).map((r) => r.age), [41]);
+    assert.deepEqual(((await data(`${q({ age: { $gt: 25, $lt: 41 } })}`)).json() as Array<{ name: string }>).map((r) => r.name).sort(), ['Ann']);
+    assert.deepEqual(((await data(`${q({ $or: [{ name: 'Ann' }, { name: 'Cid' }] })}`)).json() as Array<{ name: string }>).map((r) => r.name).sort(), ['Ann', 'Cid']);
+    assert.ok(((await data(q({ _submission_time: { $gte: '2000-01-01' } }))).json() as unknown[]).length >= 3);
+    assert.equal((await data(q({ _submission_time: { $gte: 'yesterday' } }))).statusCode, 400);
+    assert.equal((await data('?query={bad json')).statusCode, 400);
+    const fields = (await data(`${q({ name: 'Ann' })}&fields=${encodeURIComponent('["name","_id","missing"]')}`)).json();
+    assert.deepEqual(Object.keys(fields[0]), ['name', '_id', 'missing']);
+    assert.equal(fields[0].missing, null);
+    const sorted = ((await data(`${q({ name: { $in: ['Ann', 'Ben', 'Cid'] } })}&sort=${encodeURIComponent('{"age": -1}')}`)).json() as Array<{ age: number }>).map((r) => r.age);
+    assert.deepEqual(sorted, [41, 30, 19]);
+    const limited = (await data(`${q({ name: { $in: ['Ann', 'Ben', 'Cid'] } })}&sort=${encodeURIComponent('{"age": 1}')}&start=1&limit=1`)).json();
+    assert.deepEqual(limited.map((r: { age: number }) => r.age), [30]);
+    // Field names are data, not SQL.
+    assert.equal((await data(q({ "name') OR 1=1 --": 'x' }))).json().length, 0);
+  });
+
+  test('page and page_size answer a bare array with Link navigation', async () => {
+    const first = await data('?page=1&page_size=2');
+    assert.equal(first.json().length, 2);
+    assert.match(String(first.headers['link']), /rel="next"/);
+    assert.equal((await data('?page=99&page_size=2')).statusCode, 404);
+  });
+
+  test('one record, deletion, and who may read or delete', async () => {
+    const [record] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Cid' }))}`)).json();
+    const url = `/api/v1/data/${formId}/${record._id}`;
+    assert.equal((await server.app.inject({ method: 'GET', url, headers: bob.auth })).json().name, 'Cid');
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}/abc`, headers: bob.auth })).statusCode, 400);
+    assert.equal((await data('', null)).statusCode, 404);
+    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'alice', role: 'readonly' }, headers: bob.auth });
+    assert.equal((await data('', alice)).statusCode, 200);
+    const denied = await server.app.inject({ method: 'DELETE', url, headers: alice.auth });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(denied.json(), { detail: 'You do not have delete permissions.' });
+    const before = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions;
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: bob.auth })).statusCode, 204);
+    assert.equal((await server.app.inject({ method: 'GET', url, headers: bob.auth })).statusCode, 404);
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: bob.auth })).statusCode, 404);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions, before - 1);
+  });
+
+  test('GET /api/v1/data lists the forms with data the caller may read', async () => {
+    const list = (await server.app.inject({ method: 'GET', url: '/api/v1/data', headers: bob.auth })).json();
+    assert.deepEqual(list.find((f: { id: number }) => f.id === formId), {
+      id: formId, id_string: 'household', title: 'Household', description: '', url: `http://testserver/api/v1/data/${formId}`,
+    });
+  });
+});
