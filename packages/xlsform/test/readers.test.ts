@@ -204,3 +204,21 @@ describe('xlsx written with a namespace prefix', () => {
     assertXml(result.xform, '<bind nodeset="/data/n" type="int"/>');
   });
 });
+
+describe('damaged files', () => {
+  it('mutated .xlsx and .xls bytes give a result or a failure, never an exception or a hang', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    for (const bookType of ['xlsx', 'xls'] as const) {
+      const original = book(bookType);
+      for (let round = 0; round < 60; round++) {
+        const bytes = new Uint8Array(original);
+        for (let i = 0; i < 1 + Math.floor(random() * 6); i++) bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
+        const started = Date.now();
+        const result = convert(bytes, { fileName: `damaged.${bookType}` });
+        assert.equal(typeof result.ok, 'boolean');
+        assert.ok(Date.now() - started < 2000, `round ${round} took too long`);
+      }
+    }
+  });
+});

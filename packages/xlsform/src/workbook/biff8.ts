@@ -6,7 +6,15 @@ import { readCfbStream } from './cfb.ts';
 import type { RawCell, RawGrid } from './grid.ts';
 import { BUILTIN_DATE_FORMATS, isDateFormat } from './number-formats.ts';
 
-export class BiffError extends Error {}
+export class BiffError extends Error {
+  /** True for files in a format this reader does not handle (older BIFF, encryption). */
+  constructor(
+    message: string,
+    readonly unsupported = false,
+  ) {
+    super(message);
+  }
+}
 
 const BOF = 0x0809;
 const EOF = 0x000a;
@@ -138,11 +146,12 @@ export interface BiffBook {
 
 export function readBiff8(bytes: Uint8Array): BiffBook {
   const stream = readCfbStream(bytes, ['Workbook']);
-  if (!stream) throw new BiffError('no BIFF8 Workbook stream');
+  if (!stream) throw new BiffError('no BIFF8 Workbook stream', true);
   const view = new DataView(stream.buffer, stream.byteOffset, stream.byteLength);
   const globals = records(stream, 0, stream.length);
   const first = globals[0];
-  if (!first || first.type !== BOF || view.getUint16(first.start, true) !== 0x0600) throw new BiffError('not BIFF8');
+  const version = first && first.type === BOF ? view.getUint16(first.start, true) : undefined;
+  if (version !== 0x0600) throw new BiffError(`not BIFF8 (version ${version ?? 'unknown'})`, version === 0x0500);
   const sheetsInfo: Array<{ name: string; offset: number }> = [];
   const strings: string[] = [];
   const formats = new Map<number, string>();
@@ -153,7 +162,7 @@ export function readBiff8(bytes: Uint8Array): BiffBook {
     if (!r) continue;
     switch (r.type) {
       case FILEPASS:
-        throw new BiffError('encrypted workbook');
+        throw new BiffError('encrypted workbook', true);
       case DATEMODE:
         date1904 = view.getUint16(r.start, true) === 1;
         break;

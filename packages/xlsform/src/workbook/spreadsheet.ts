@@ -6,9 +6,10 @@ import type * as SheetJs from '@e965/xlsx';
 import { XlsFormError } from '../errors.ts';
 import type { RawCell, RawGrid } from './grid.ts';
 import { buildWorkbook, trimTrailing, type Sheet, type SheetRow, type Workbook } from './model.ts';
-import { readBiff8, type BiffBook } from './biff8.ts';
+import { BiffError, readBiff8, type BiffBook } from './biff8.ts';
 import { isDateFormat } from './number-formats.ts';
 import { readXlsxBook, type XlsxBook } from './xlsx.ts';
+import { ZipError } from './zip.ts';
 
 const MAX_EMPTY_HEADER_RUN = 20;
 const MAX_EMPTY_ROW_RUN = 60;
@@ -19,9 +20,10 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
     let book: XlsxBook;
     try {
       book = readXlsxBook(bytes);
-    } catch {
-      // Unusual archives (zip64, odd layouts) go through SheetJS instead.
-      return readWithSheetJs(bytes, format);
+    } catch (err) {
+      // Valid but unusual archives (zip64, odd layouts) go through SheetJS; corrupt ones stop here.
+      if (err instanceof ZipError && err.unsupported) return readWithSheetJs(bytes, format);
+      throw readError(format, err);
     }
     const dates: DateSystem = { format, date1904: book.date1904 };
     return buildWorkbook(book.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
@@ -29,12 +31,17 @@ export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Work
   let biff: BiffBook;
   try {
     biff = readBiff8(bytes);
-  } catch {
-    // Older BIFF versions, encrypted or odd files go through SheetJS instead.
-    return readWithSheetJs(bytes, format);
+  } catch (err) {
+    // Older BIFF versions and encrypted files go through SheetJS; corrupt ones stop here.
+    if (err instanceof BiffError && err.unsupported) return readWithSheetJs(bytes, format);
+    throw readError(format, err);
   }
   const dates: DateSystem = { format, date1904: biff.date1904 };
   return buildWorkbook(biff.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
+}
+
+function readError(format: string, err: unknown): XlsFormError {
+  return new XlsFormError(`Error reading .${format} file: ${err instanceof Error ? err.message : String(err)}`, { code: 'read_error' });
 }
 
 // SheetJS is only needed for the files the direct readers decline, so it is

@@ -4,7 +4,7 @@
 // faster than a general-purpose spreadsheet library on big forms.
 import type { RawCell, RawGrid } from './grid.ts';
 import { BUILTIN_DATE_FORMATS, isDateFormat } from './number-formats.ts';
-import { readZip, type ZipEntry } from './zip.ts';
+import { readZip, ZipError, type ZipEntry } from './zip.ts';
 
 export interface XlsxSheet {
   name: string;
@@ -64,21 +64,30 @@ function attr(tag: string, name: string): string | undefined {
 
 /** Text of every <t> in a run of XML (rich text runs joined), skipping phonetic (<rPh>) runs. */
 function textRuns(xml: string): string {
-  const cleaned = xml.includes('<rPh') ? xml.replace(/<rPh\b[\s\S]*?<\/rPh>/g, '') : xml;
+  let source = xml;
+  if (source.includes('<rPh')) {
+    let kept = '';
+    let pos = 0;
+    for (;;) {
+      const start = source.indexOf('<rPh', pos);
+      if (start < 0) break;
+      kept += source.slice(pos, start);
+      const end = source.indexOf('</rPh>', start);
+      pos = end < 0 ? source.length : end + 6;
+    }
+    source = kept + source.slice(pos);
+  }
   let out = '';
-  const re = /<t(?:\s[^>]*)?>([\s\S]*?)<\/t>|<t(?:\s[^>]*)?\/>/g;
-  for (let m = re.exec(cleaned); m; m = re.exec(cleaned)) out += m[1] ?? '';
+  for (const t of elements(source, 't')) out += t.body ?? '';
   return unescapeXml(out);
 }
 
 function sharedStrings(xml: string | undefined): string[] {
   if (!xml) return [];
   const out: string[] = [];
-  const re = /<si>([\s\S]*?)<\/si>|<si\/>/g;
-  for (let m = re.exec(xml); m; m = re.exec(xml)) out.push(m[1] === undefined ? '' : textRuns(m[1]));
+  for (const si of elements(xml, 'si')) out.push(si.body === undefined ? '' : textRuns(si.body));
   return out;
 }
-
 
 /** For each cell style index: does its number format show a date or time? */
 function dateStyles(xml: string | undefined): boolean[] {
@@ -120,8 +129,6 @@ function attrValue(attrs: string, prefix: string): string | undefined {
   return end < 0 ? undefined : attrs.slice(start, end);
 }
 
-const ROW = /<row\b([^>]*?)(\/>|>([\s\S]*?)<\/row>)/g;
-const CELL = /<c\b([^>]*?)(\/>|>([\s\S]*?)<\/c>)/g;
 const VALUE = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/;
 const INLINE = /<is>([\s\S]*?)<\/is>/;
 
@@ -176,37 +183,54 @@ function worksheetGridByReference(data: string, strings: string[], dates: boolea
   }
 }
 
-function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGrid {
-  const dataStart0 = xml.indexOf('<sheetData');
-  if (dataStart0 >= 0) {
-    const dataEnd0 = xml.indexOf('</sheetData>', dataStart0);
-    const fast = worksheetGridByReference(xml.slice(dataStart0, dataEnd0 < 0 ? xml.length : dataEnd0), strings, dates);
-    if (fast) return fast;
+/** Each `<tag ...>...</tag>` (or `<tag .../>`) in order, found with indexOf so malformed input stays linear. */
+function* elements(xml: string, tag: string): Generator<{ attrs: string; body: string | undefined }> {
+  const open = `<${tag}`;
+  const close = `</${tag}>`;
+  let pos = 0;
+  for (;;) {
+    const start = xml.indexOf(open, pos);
+    if (start < 0) return;
+    const after = xml.charCodeAt(start + open.length);
+    const tagEnd = xml.indexOf('>', start);
+    if (tagEnd < 0) return;
+    pos = tagEnd + 1;
+    if (after !== 32 && after !== 62 && after !== 47) continue; // a longer tag name
+    const attrs = xml.slice(start + open.length, tagEnd);
+    if (xml.charCodeAt(tagEnd - 1) === 47) {
+      yield { attrs, body: undefined };
+      continue;
+    }
+    const end = xml.indexOf(close, tagEnd);
+    const bodyEnd = end < 0 ? xml.length : end;
+    yield { attrs, body: xml.slice(tagEnd + 1, bodyEnd) };
+    pos = end < 0 ? xml.length : end + close.length;
   }
-  const grid: RawGrid = [];
+}
+
+function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGrid {
   const dataStart = xml.indexOf('<sheetData');
-  if (dataStart < 0) return grid;
+  if (dataStart < 0) return [];
   const dataEnd = xml.indexOf('</sheetData>', dataStart);
   const data = xml.slice(dataStart, dataEnd < 0 ? xml.length : dataEnd);
+  const fast = worksheetGridByReference(data, strings, dates);
+  if (fast) return fast;
+  // Cells without references: positions come from their order.
+  const grid: RawGrid = [];
   let nextRow = 0;
-  ROW.lastIndex = 0;
-  for (let row = ROW.exec(data); row; row = ROW.exec(data)) {
-    const rowAttr = /\sr="(\d+)"/.exec(row[1] ?? '');
+  for (const row of elements(data, 'row')) {
+    const rowAttr = /\sr="(\d+)"/.exec(row.attrs);
     const r = rowAttr ? Number(rowAttr[1]) - 1 : nextRow;
     nextRow = r + 1;
-    const body = row[3];
-    if (!body) continue;
+    if (!row.body) continue;
     const cells: Array<RawCell | undefined> = [];
     let nextCol = 0;
-    CELL.lastIndex = 0;
-    for (let cell = CELL.exec(body); cell; cell = CELL.exec(body)) {
-      const attrs = cell[1] ?? '';
-      const ref = attrValue(attrs, ' r="');
+    for (const cell of elements(row.body, 'c')) {
+      const ref = attrValue(cell.attrs, ' r="');
       const c = ref !== undefined ? columnIndex(ref) : nextCol;
       nextCol = c + 1;
-      const inner = cell[3];
-      if (!inner) continue;
-      const value = cellValue(attrs, inner, strings, dates);
+      if (!cell.body) continue;
+      const value = cellValue(cell.attrs, cell.body, strings, dates);
       if (value) cells[c] = value;
     }
     grid[r] = cells;
@@ -229,7 +253,12 @@ function partPath(target: string): string {
 export function readXlsxBook(bytes: Uint8Array): XlsxBook {
   const entries = readZip(bytes);
   const workbook = entryText(entries, 'xl/workbook.xml');
-  if (!workbook) throw new Error('the archive has no xl/workbook.xml (not a spreadsheet)');
+  if (!workbook) {
+    // A workbook part elsewhere (declared in the content types) is unusual but valid.
+    const types = entryText(entries, '[Content_Types].xml') ?? '';
+    const declared = /PartName="([^"]+)"[^>]*ContentType="application\/vnd\.[^"]*\.(?:sheet|template)\.main(?:\.macroEnabled)?(?:\.main)?\+xml"/.test(types);
+    throw new ZipError('the archive has no xl/workbook.xml', declared);
+  }
   const rels = entryText(entries, 'xl/_rels/workbook.xml.rels') ?? '';
   const targets = new Map<string, string>();
   const relRe = /<Relationship\b[^>]*>/g;

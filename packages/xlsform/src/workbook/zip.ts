@@ -2,7 +2,15 @@
 // spreadsheets use: stored and deflated entries, no encryption, no zip64.
 import { inflateRawSync } from 'node:zlib';
 
-export class ZipError extends Error {}
+export class ZipError extends Error {
+  /** True for valid archives this reader does not handle (another reader may). */
+  constructor(
+    message: string,
+    readonly unsupported = false,
+  ) {
+    super(message);
+  }
+}
 
 export interface ZipEntry {
   name: string;
@@ -40,7 +48,7 @@ export function readZip(bytes: Uint8Array): Map<string, ZipEntry> {
     const localOffset = view.getUint32(offset + 42, true);
     const name = decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength));
     offset += 46 + nameLength + extraLength + commentLength;
-    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw new ZipError('zip64 archives are not supported');
+    if (compressedSize === 0xffffffff || size === 0xffffffff || localOffset === 0xffffffff) throw new ZipError('zip64 archives are not supported', true);
     entries.set(name, {
       name,
       read(): Uint8Array {
@@ -49,9 +57,13 @@ export function readZip(bytes: Uint8Array): Map<string, ZipEntry> {
         const data = bytes.subarray(start, start + compressedSize);
         if (data.length !== compressedSize) throw new ZipError(`truncated entry ${name}`);
         if (method === 0) return data;
-        if (method !== 8) throw new ZipError(`unsupported compression method ${method} for ${name}`);
+        if (method !== 8) throw new ZipError(`unknown compression method ${method} for ${name}`);
         if (size > MAX_ENTRY_BYTES) throw new ZipError(`entry ${name} is too large`);
-        return inflateRawSync(data, { maxOutputLength: Math.max(size, 1) });
+        try {
+          return inflateRawSync(data, { maxOutputLength: Math.max(size, 1) });
+        } catch (err) {
+          throw new ZipError(`corrupt entry ${name}: ${err instanceof Error ? err.message : String(err)}`);
+        }
       },
     });
   }
