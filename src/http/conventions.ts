@@ -51,6 +51,30 @@ function validationToFieldErrors(error: FastifyError): FieldErrors {
   return fields;
 }
 
+/**
+ * PostgreSQL refuses some input that passed our checks (NUL characters, numbers out of range,
+ * over-long values in an index): that is the client's input, so a 400, never a 500.
+ */
+function databaseInputProblem(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+  switch (code) {
+    case '22P05':
+    case '22021':
+      return 'Null characters are not allowed.';
+    case '22003':
+      return 'A number in the request is out of range.';
+    case '22001':
+    case '54000':
+      return 'A value in the request is too long.';
+    case '22P02':
+    case '22007':
+    case '22008':
+      return 'A value in the request has the wrong format.';
+    default:
+      return undefined;
+  }
+}
+
 /** Any thrown error → the onadata-compatible status and body. Unknown errors become a bare 500. */
 export function toAppError(error: unknown, request: FastifyRequest): AppError {
   if (isAppError(error)) return error;
@@ -70,6 +94,8 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.badRequest('Request body size did not match Content-Length.');
   }
+  const dbProblem = databaseInputProblem(error);
+  if (dbProblem) return errors.badRequest(dbProblem);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return errors.parseError(`JSON parse error - ${error.message}`);
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new AppError(fastifyError.statusCode, { detail: fastifyError.message });

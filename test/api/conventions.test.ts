@@ -136,3 +136,12 @@ describe('OpenAPI', () => {
     assert.match(res.body, /swagger/i);
   });
 });
+
+describe('input the database refuses', () => {
+  test('NUL characters in a body or a path are a 400, never a 500', async () => {
+    const body = await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', payload: { city: 'a\u0000b' }, headers: bob.auth });
+    assert.equal(body.statusCode, 400);
+    const path = await server.app.inject({ method: 'GET', url: '/api/v1/users/a%00b', headers: bob.auth });
+    assert.ok(path.statusCode === 400 || path.statusCode === 404, String(path.statusCode));
+  });
+});
