@@ -25,17 +25,12 @@ export function text(value: Json | undefined): string | undefined {
   return undefined;
 }
 
-/** A deep copy of a row (pyxform copies rows before amending them). */
+/**
+ * A shallow copy of a row, as pyxform takes before amending one: nested dicts
+ * stay shared, which is safe because the source row is not used afterwards.
+ */
 export function copyObject(value: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const key in value) out[key] = copyJson(value[key] ?? null);
-  return out;
-}
-
-function copyJson(value: Json): Json {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  return copyObject(value);
+  return { ...value };
 }
 
 export function levenshtein(a: string, b: string): number {

@@ -19,13 +19,14 @@ export interface XlsxBook {
 const decoder = new TextDecoder('utf-8');
 
 const PREFIXED_TAG = /<(\/?)[A-Za-z_][\w.-]*:/g;
+const PREFIXED_ROOT = /<[A-Za-z_][\w.-]*:(?:worksheet|sst|styleSheet|workbook)\b/;
 
 function entryText(entries: Map<string, ZipEntry>, name: string): string | undefined {
   const entry = entries.get(name) ?? entries.get(name.replace(/^\//, ''));
   if (!entry) return undefined;
   const xml = decoder.decode(entry.read());
   // Some writers prefix the spreadsheet namespace (<x:row>, <x:c>); drop element prefixes.
-  return /<[A-Za-z_][\w.-]*:(?:worksheet|sst|styleSheet|workbook)\b/.test(xml) ? xml.replace(PREFIXED_TAG, '<$1') : xml;
+  return PREFIXED_ROOT.test(xml.slice(0, 4096)) ? xml.replace(PREFIXED_TAG, '<$1') : xml;
 }
 
 const ENTITY = /&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g;

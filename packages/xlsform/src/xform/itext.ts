@@ -70,15 +70,19 @@ function elementTexts(e: Question | Section, defaultLanguage: string, add: AddTe
   const hasGuidance = guidanceIsText || (isObject(guidance ?? null) && Object.keys(guidance ?? {}).length > 0);
   let label = e.label;
   if (!isObject(label ?? null) && label && needsItextRef(e)) label = { [defaultLanguage]: label };
-  if (isObject(label ?? null) && isObject(label)) for (const lang in label) add(lang, `${base}:label`, 'long', str(label[lang]), e);
+  if (isObject(label ?? null) && isObject(label)) {
+    const path = `${base}:label`;
+    for (const lang in label) add(lang, path, 'long', str(label[lang]), e);
+  }
   let hint = e.hint;
   if (!isObject(hint ?? null) && hint && str(hint).length > 0 && hasGuidance) hint = { [defaultLanguage]: hint };
-  if (isObject(hint ?? null) && isObject(hint)) for (const lang in hint) add(lang, `${base}:hint`, 'long', str(hint[lang]), e);
+  const hintPath = `${base}:hint`;
+  if (isObject(hint ?? null) && isObject(hint)) for (const lang in hint) add(lang, hintPath, 'long', str(hint[lang]), e);
   let guidanceTexts = guidance;
   if (guidanceIsText && guidance !== undefined) guidanceTexts = { [defaultLanguage]: guidance };
   // Guidance hints are hint texts of form "guidance".
   if (isObject(guidanceTexts ?? null) && isObject(guidanceTexts)) {
-    for (const lang in guidanceTexts) add(lang, `${base}:hint`, 'guidance', str(guidanceTexts[lang]), e);
+    for (const lang in guidanceTexts) add(lang, hintPath, 'guidance', str(guidanceTexts[lang]), e);
   }
 }
 
