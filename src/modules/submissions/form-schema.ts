@@ -8,6 +8,14 @@
 export const FIELD_REPEAT = 1;
 export const FIELD_NUMERIC = 2;
 
+/** An element the form defines, with its children: the parser walks this instead of joining paths. */
+export interface SchemaNode {
+  /** Slash path below the root ('' for the root). */
+  readonly path: string;
+  readonly flags: number;
+  readonly children: ReadonlyMap<string, SchemaNode>;
+}
+
 export interface FormSchema {
   /** The form's root element name (`name` of the survey, `data` by default). */
   readonly rootName: string;
@@ -15,6 +23,8 @@ export interface FormSchema {
   readonly version: string | null;
   /** Bit flags (FIELD_REPEAT, FIELD_NUMERIC) by path; absent means plain. */
   readonly fieldFlags: ReadonlyMap<string, number>;
+  /** The root element and the tree of elements below it. */
+  readonly tree: SchemaNode;
   readonly repeatPaths: ReadonlySet<string>;
   /** integer and decimal questions: their values become JSON numbers. */
   readonly numericPaths: ReadonlySet<string>;
@@ -75,6 +85,10 @@ function bindType(element: JsonRecord): string | null {
   return isRecord(bind) && typeof bind['type'] === 'string' ? bind['type'] : null;
 }
 
+interface MutableNode extends SchemaNode {
+  readonly children: Map<string, SchemaNode>;
+}
+
 class SchemaBuilder {
   readonly fieldFlags = new Map<string, number>();
   readonly repeatPaths = new Set<string>();
@@ -85,16 +99,18 @@ class SchemaBuilder {
   startPath: string | null = null;
   endPath: string | null = null;
 
-  visit(children: unknown, prefix: string): void {
+  visit(children: unknown, parent: MutableNode): void {
     if (!Array.isArray(children)) return;
     for (const child of children) {
       if (!isRecord(child)) continue;
       const name = child['name'];
       const type = child['type'];
       if (typeof name !== 'string' || name === '' || typeof type !== 'string') continue;
-      const path = prefix === '' ? name : `${prefix}/${name}`;
+      const path = parent.path === '' ? name : `${parent.path}/${name}`;
       this.classify(child, type, path);
-      if (SECTION_TYPES.has(type)) this.visit(child['children'], path);
+      const node: MutableNode = { path, flags: this.fieldFlags.get(path) ?? 0, children: new Map() };
+      parent.children.set(name, node);
+      if (SECTION_TYPES.has(type)) this.visit(child['children'], node);
     }
   }
 
@@ -126,12 +142,14 @@ class SchemaBuilder {
 /** Precomputes the parser's view of a form from its form JSON. */
 export function buildFormSchema(formJson: Readonly<Record<string, unknown>>): FormSchema {
   const builder = new SchemaBuilder();
-  builder.visit(formJson['children'], '');
+  const tree: MutableNode = { path: '', flags: 0, children: new Map() };
+  builder.visit(formJson['children'], tree);
   return {
     rootName: stringField(formJson, 'name') ?? 'data',
     idString: stringField(formJson, 'id_string'),
     version: stringField(formJson, 'version'),
     fieldFlags: builder.fieldFlags,
+    tree,
     repeatPaths: builder.repeatPaths,
     numericPaths: builder.numericPaths,
     mediaPaths: builder.mediaPaths,

@@ -171,6 +171,10 @@ describe('parseInstance: structure', () => {
     assert.deepStrictEqual(parsed(xml, plain).record, { a: '  spaced out \n', b: 'x & y < z' });
   });
 
+  test('a comment inside a value is ignored', () => {
+    assert.deepStrictEqual(parsed('<data><a><!-- typed by hand -->x</a></data>', plain).record, { a: 'x' });
+  });
+
   test('a CDATA section is the value', () => {
     assert.deepStrictEqual(parsed('<data><a><![CDATA[<b>bold</b>]]></a></data>', plain).record, { a: '<b>bold</b>' });
   });
@@ -372,6 +376,11 @@ describe('parseInstance: refusals', () => {
       assert.equal(result.error, MALFORMED_XML, xml);
       assert.equal(typeof result.detail, 'string', xml);
     }
+  });
+
+  test('absurdly deep nesting is refused', () => {
+    const deep = `<data>${'<g>'.repeat(300)}x${'</g>'.repeat(300)}</data>`;
+    assert.deepStrictEqual(parseInstance(deep, plain, LIMIT), { ok: false, error: MALFORMED_XML, detail: 'elements nested deeper than 256' });
   });
 
   test('bytes that are not UTF-8 are malformed', () => {

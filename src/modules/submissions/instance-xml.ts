@@ -13,7 +13,7 @@
 //
 // Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { FIELD_NUMERIC, FIELD_REPEAT, type FormSchema } from './form-schema.ts';
+import { FIELD_NUMERIC, FIELD_REPEAT, type FormSchema, type SchemaNode } from './form-schema.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
 export interface SubmissionRecord {
@@ -64,8 +64,8 @@ export const EMPTY_SUBMISSION = 'Received empty submission. No instance was crea
 interface Frame {
   readonly name: string;
   readonly path: string;
-  /** The path by local names, for form lookups (the same string when nothing is prefixed). */
-  readonly lookupPath: string;
+  /** The form's element at this place (matched by local names), null when the form has none. */
+  readonly node: SchemaNode | null;
   readonly flags: number;
   readonly container: SubmissionRecord;
   /** A repeat entry or a repeated non-repeat element: its subtree goes into an object of its own. */
@@ -79,6 +79,9 @@ interface Frame {
   /** Names of children that had data: a second one with data makes a list. */
   filledChildren: Set<string> | null;
 }
+
+/** No form nests this deep; deeper documents are refused before they cost stack or memory. */
+const MAX_DEPTH = 256;
 
 class RefusedDoctype extends Error {}
 class XmlSyntaxError extends Error {}
@@ -181,19 +184,23 @@ class InstanceBuilder {
     const depth = this.stack.length;
     const name = tag.name;
     if (depth === 0) return this.openRoot(tag);
+    if (depth >= MAX_DEPTH) throw new XmlSyntaxError(`elements nested deeper than ${MAX_DEPTH}`);
     const parent = this.stack[depth - 1] as Frame;
     parent.childCount++;
-    const path = depth === 1 ? name : `${parent.path}/${name}`;
-    const local = localName(name);
-    const lookupPath = local === name && parent.lookupPath === parent.path ? path : depth === 1 ? local : `${parent.lookupPath}/${local}`;
-    let flags = this.schema.fieldFlags.get(lookupPath) ?? 0;
+    const colon = name.indexOf(':');
+    const local = colon < 0 ? name : name.slice(colon + 1);
+    const node = parent.node === null ? null : (parent.node.children.get(local) ?? null);
+    // The form's own path strings serve as keys while no name on the way has a prefix.
+    const unprefixed = colon < 0 && parent.node !== null && parent.path === parent.node.path;
+    const path = node !== null && unprefixed ? node.path : depth === 1 ? name : `${parent.path}/${name}`;
+    let flags = node === null ? 0 : node.flags;
     if (depth === 1) {
       this.noteTopLevel(local);
       if (this.encryptedMedia && local === 'media') flags |= FIELD_REPEAT;
     }
     const isItem = (flags & FIELD_REPEAT) !== 0 || (parent.filledChildren !== null && parent.filledChildren.has(name));
     this.stack.push({
-      name, path, lookupPath, flags,
+      name, path, node, flags,
       container: isItem ? {} : parent.container,
       isItem,
       childCount: 0, text: null, cdata: null, hasData: false, filledChildren: null,
@@ -205,7 +212,7 @@ class InstanceBuilder {
     this.rootAttributes = tag.attributes;
     this.encryptedMedia = this.schema.encrypted || tag.attributes['encrypted'] === 'yes';
     this.stack.push({
-      name: tag.name, path: '', lookupPath: '', flags: 0, container: this.record, isItem: false,
+      name: tag.name, path: '', node: this.schema.tree, flags: 0, container: this.record, isItem: false,
       childCount: 0, text: null, cdata: null, hasData: false, filledChildren: null,
     });
   }
@@ -230,12 +237,6 @@ class InstanceBuilder {
     if (frame === undefined) return;
     frame.childCount++;
     frame.cdata ??= cdata;
-  }
-
-  /** Comments and processing instructions count as nodes: they turn a leaf into an (empty) group. */
-  otherNode(): void {
-    const frame = this.stack[this.stack.length - 1];
-    if (frame !== undefined) frame.childCount++;
   }
 
   close(): void {
@@ -325,8 +326,10 @@ function runSax(text: string, builder: InstanceBuilder): { error: string; detail
   parser.on('closetag', () => builder.close());
   parser.on('text', (t) => builder.text(t));
   parser.on('cdata', (c) => builder.cdata(c));
-  parser.on('comment', () => builder.otherNode());
-  parser.on('processinginstruction', () => builder.otherNode());
+  // No comment or processing-instruction handlers: an eighth handler property
+  // turns the parser object into a slow dictionary-mode object (5× slower), and
+  // those nodes carry no data. (minidom counts them as nodes, so onadata drops a
+  // value that shares its element with a comment; we keep the value.)
   try {
     // onadata strips the document first: leading whitespace before `<?xml` is allowed.
     parser.write(isXmlWhitespace(text.charCodeAt(0)) ? text.trimStart() : text).close();
