@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators()));
+  installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators(deps)));
   registerMetaRoutes(app);
   registerAccountRoutes(app);
   registerProjectRoutes(app);

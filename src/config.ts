@@ -13,6 +13,8 @@ export interface Config {
   readonly tempTokenExpirySeconds: number;
   readonly maxLoginAttempts: number;
   readonly lockoutSeconds: number;
+  /** Realm of HTTP Digest challenges; stored HA1 values are tied to it. */
+  readonly digestRealm: string;
   readonly maxChangePasswordAttempts: number;
   readonly corsOrigins: readonly string[] | '*';
   readonly cacheMaxAgeSeconds: number;
@@ -42,6 +44,7 @@ export const SETTINGS = [
   ['DEFAULT_TEMP_TOKEN_EXPIRY_TIME', '21600', 'lifetime of a TempToken in seconds'],
   ['MAX_LOGIN_ATTEMPTS', '10', 'failed logins per account and address before a lockout'],
   ['LOCKOUT_TIME', '1800', 'lockout duration in seconds'],
+  ['DIGEST_REALM', 'Gather', 'realm of HTTP Digest challenges (changing it voids stored Digest credentials until the next password use)'],
   ['CORS_ORIGINS', '*', 'comma-separated origins allowed for cross-origin requests, or *'],
   ['CACHE_CONTROL_MAX_AGE', '30', 'max-age in seconds on cacheable GET responses'],
   ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
@@ -89,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tempTokenExpirySeconds: integer(env, 'DEFAULT_TEMP_TOKEN_EXPIRY_TIME', 21600),
     maxLoginAttempts: integer(env, 'MAX_LOGIN_ATTEMPTS', 10),
     lockoutSeconds: integer(env, 'LOCKOUT_TIME', 1800),
+    digestRealm: env['DIGEST_REALM'] || 'Gather',
     maxChangePasswordAttempts: 10,
     corsOrigins: origins === '*' ? '*' : origins.split(',').map((o) => o.trim()).filter(Boolean),
     cacheMaxAgeSeconds: integer(env, 'CACHE_CONTROL_MAX_AGE', 30),

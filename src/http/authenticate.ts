@@ -1,16 +1,21 @@
 // Authorization header → Principal. Each scheme is an Authenticator keyed by its keyword; a header
 // whose keyword no authenticator knows is ignored (the request is anonymous), as DRF does. Digest
-// (OpenRosa) plugs in here by adding an authenticator.
+// (OpenRosa) is one more authenticator; when registered, its challenge is the default one.
 import type { AppDeps } from '../context.ts';
 import { errors } from '../errors.ts';
 import { anonymous, type Principal } from '../access/principal.ts';
 import { checkApiToken, checkPassword, checkTempToken, type TokenCheck } from '../modules/auth/service.ts';
 import { checkBearerToken } from '../modules/oauth/service.ts';
+import { checkDigest, type DigestState } from '../modules/auth/digest-service.ts';
+import { DigestNonces, NonceCounts } from '../modules/auth/digest.ts';
 
 export interface AuthAttempt {
   /** Everything after the scheme keyword, untrimmed. */
   readonly credentials: string;
   readonly ip: string;
+  /** The request method and target as sent (path and query): Digest signs them. */
+  readonly method?: string;
+  readonly uri?: string;
 }
 
 export interface Authenticator {
@@ -112,6 +117,42 @@ export const basicAuthenticator: Authenticator = {
   },
 };
 
+/**
+ * HTTP Digest (RFC 7616; MD5 or MD5-sess, qop="auth"), for ODK Collect and Briefcase. One per app:
+ * it holds the nonce key (from SECRET_KEY) and this process's nonce-count windows.
+ */
+export function digestAuthenticator(deps: AppDeps): Authenticator {
+  const state: DigestState = { nonces: new DigestNonces(deps.config.secretKey, deps.config.digestRealm), counts: new NonceCounts() };
+  const challenge = (stale = false): string => state.nonces.challenge(deps.clock.now().getTime(), stale);
+  const lockoutMinutes = Math.floor(deps.config.lockoutSeconds / 60);
+  return {
+    keyword: 'digest',
+    challenge: () => challenge(),
+    async authenticate(requestDeps, attempt) {
+      const result = await checkDigest(requestDeps, state, {
+        credentials: attempt.credentials,
+        method: attempt.method ?? '',
+        uri: attempt.uri ?? '',
+        ip: attempt.ip,
+      });
+      if (result.ok) return { kind: 'user', user: result.user, scheme: 'digest' };
+      switch (result.reason) {
+        case 'locked':
+          throw errors.throttled(result.retryAfterSeconds);
+        case 'stale':
+          throw errors.authenticationFailed(result.detail, challenge(true));
+        case 'protocol':
+          throw errors.authenticationFailed(result.detail, challenge());
+        case 'invalid':
+          throw errors.authenticationFailed(
+            `Invalid username/password. For security reasons, after ${result.remaining} more failed login attempts you'll have to wait ${lockoutMinutes} minutes before trying again.`,
+            challenge(),
+          );
+      }
+    },
+  };
+}
+
 export class AuthenticatorRegistry {
   readonly #byKeyword = new Map<string, Authenticator>();
 
@@ -131,17 +172,28 @@ export class AuthenticatorRegistry {
     return authenticator && keyword !== 'basic' ? authenticator.challenge() : this.defaultChallenge();
   }
 
-  async authenticate(deps: AppDeps, header: string | undefined, ip: string): Promise<Principal> {
+  async authenticate(
+    deps: AppDeps,
+    header: string | undefined,
+    ip: string,
+    request?: { readonly method: string; readonly uri: string },
+  ): Promise<Principal> {
     if (!header) return anonymous;
     const trimmed = header.trimStart();
     const space = trimmed.search(/\s/);
     const keyword = (space < 0 ? trimmed : trimmed.slice(0, space)).toLowerCase();
     const authenticator = this.#byKeyword.get(keyword);
     if (!authenticator) return anonymous;
-    return authenticator.authenticate(deps, { credentials: space < 0 ? '' : trimmed.slice(space + 1), ip });
+    return authenticator.authenticate(deps, {
+      credentials: space < 0 ? '' : trimmed.slice(space + 1),
+      ip,
+      ...(request ? { method: request.method, uri: request.uri } : {}),
+    });
   }
 }
 
-export function defaultAuthenticators(): Authenticator[] {
-  return [basicAuthenticator, tempTokenAuthenticator, tokenAuthenticator, bearerAuthenticator];
+/** Every scheme; Digest (whose challenge then becomes the default) needs the app's dependencies. */
+export function defaultAuthenticators(deps?: AppDeps): Authenticator[] {
+  const digest = deps ? [digestAuthenticator(deps)] : [];
+  return [...digest, basicAuthenticator, tempTokenAuthenticator, tokenAuthenticator, bearerAuthenticator];
 }

@@ -134,7 +134,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       request.ctx = { ...base, actor: { kind: 'anonymous' } };
       return;
     }
-    const actor = await authenticators.authenticate(deps, request.headers.authorization, ip);
+    const actor = await authenticators.authenticate(deps, request.headers.authorization, ip, { method: request.method, uri: request.originalUrl });
     request.ctx = { ...base, actor };
     checkRouteAccess(config.access, actor, base.challenge);
   });

@@ -24,6 +24,8 @@ export interface UsersTable {
   created_by: number | null;
   date_joined: DefaultedTimestamp;
   last_login: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Sealed JSON `{realm, ha1: {login: HA1}}` for Digest (migrations/0006_digest.sql). */
+  digest_ha1_sealed: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PasswordHistoryTable {

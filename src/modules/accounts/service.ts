@@ -38,8 +38,10 @@ import {
 } from './validation.ts';
 import { currentUserToApi, profileToApi, userToApi, type UserEntry } from './to-api.ts';
 import { issueToken, tokensOf } from '../auth/service.ts';
+import { digestSecretsAfterRename, digestSecretsFor } from '../auth/digest-service.ts';
 import { clearLoginFailures, findLoginFailures, recordLoginFailure } from '../auth/repository.ts';
 import { pythonIsoFormat, mergeMetadata } from './metadata.ts';
+import { countMonthlySubmissions } from '../submissions/repository.ts';
 
 // ---------------------------------------------------------------- users
 
@@ -199,6 +201,7 @@ export async function registerProfile(ctx: RequestContext, payload: Payload): Pr
       ...fields.patch,
       username,
       password_hash: passwordHash,
+      digest_ha1_sealed: digestSecretsFor(ctx, { username, email: fields.patch.email ?? '' }, password),
       created_by: creator,
       metadata: JSON.stringify({ last_password_edit: pythonIsoFormat(ctx.clock.now()) }),
       date_joined: ctx.clock.now(),
@@ -249,6 +252,11 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
     else if (full) metadata = { ...metadata, is_email_verified: false };
   }
   if (fields.metadata !== undefined || metadata !== profile.metadata) patch.metadata = JSON.stringify(metadata);
+  const identity = { username: patch.username ?? profile.username, email: patch.email ?? profile.email };
+  if (identity.username !== profile.username || identity.email !== profile.email) {
+    // Digest HA1 values are per login spelling (see auth/digest-service.ts).
+    patch.digest_ha1_sealed = digestSecretsAfterRename(ctx, profile.digest_ha1_sealed, identity, fields.password);
+  }
   const updated = Object.keys(patch).length ? await updateUser(ctx.db, profile.id, patch) : profile;
   ctx.authCache.forgetUser(profile.id);
   return { kind: 'profile', body: profileToApi(updated, ctx.baseUrl, viewOf(ctx, updated, false)) };
@@ -292,6 +300,7 @@ export async function changePassword(ctx: RequestContext, lookup: string, payloa
   const result = await ctx.db.transaction().execute(async (trx) => {
     await updateUser(trx, profile.id, {
       password_hash: passwordHash,
+      digest_ha1_sealed: digestSecretsFor(ctx, profile, next),
       metadata: JSON.stringify({ ...profile.metadata, last_password_edit: pythonIsoFormat(now) }),
     });
     await addPasswordHistory(trx, profile.id, passwordHash);
@@ -308,14 +317,19 @@ export async function changePassword(ctx: RequestContext, lookup: string, payloa
 
 export async function monthlySubmissions(ctx: RequestContext, lookup: string, query: { month?: string | undefined; year?: string | undefined }): Promise<Record<string, number>> {
   requireUser(ctx.actor);
-  await loadProfile(ctx, lookup);
+  const profile = await loadProfile(ctx, lookup);
   const now = ctx.clock.now();
   const month = query.month === undefined || query.month === '' ? now.getUTCMonth() + 1 : Number(query.month);
   const year = query.year === undefined || query.year === '' ? now.getUTCFullYear() : Number(query.year);
   if (!Number.isInteger(month) || month < 1 || month > 12) throw errors.badRequest('Invalid month provided as parameter');
   if (!Number.isInteger(year) || year < 1000 || year > 9999) throw errors.badRequest('Invalid year provided as parameter');
-  // Submissions arrive with the submissions module; until then every account has none.
-  return {};
+  const from = new Date(Date.UTC(year, month - 1, 1));
+  const to = new Date(Date.UTC(year, month, 1));
+  const counts = await countMonthlySubmissions(ctx.db, profile.id, from, to);
+  const body: Record<string, number> = {};
+  if (counts.private) body['private'] = counts.private;
+  if (counts.public) body['public'] = counts.public;
+  return body;
 }
 
 export { parseBoolean };

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { hashPassword, needsRehash, newTokenKey, sha256, verifyPassword } from '../../platform/secrets.ts';
 import type { DbOrTx } from '../../platform/db.ts';
-import { findActiveUserById, findUserByLogin, updateUser, type UserRow } from '../accounts/repository.ts';
+import { findActiveUserById, findUserByLogin, updateUser, type UserPatch, type UserRow } from '../accounts/repository.ts';
 import {
   clearLoginFailures,
   deleteToken,
@@ -15,6 +15,7 @@ import {
   type TokenKind,
 } from './repository.ts';
 import { AuthCache } from './auth-cache.ts';
+import { refreshDigestSecrets } from './digest.ts';
 
 export type TokenCheck =
   | { ok: true; user: UserRow }
@@ -96,11 +97,44 @@ export async function checkPassword(deps: AppDeps, login: string, password: stri
   }
   if (failures) await clearLoginFailures(deps.db, key);
   let current = user;
-  if (needsRehash(user.password_hash)) {
-    current = await updateUser(deps.db, user.id, { password_hash: await hashPassword(password) });
-  }
+  const patch: UserPatch = {};
+  if (needsRehash(user.password_hash)) patch.password_hash = await hashPassword(password);
+  // The password is at hand: store the Digest HA1 if missing or outdated (accounts from before
+  // Digest, a rename, another DIGEST_REALM), so Digest works from now on.
+  const digest = refreshDigestSecrets(deps.sealer, deps.config.digestRealm, user, password);
+  if (digest !== undefined) patch.digest_ha1_sealed = digest;
+  if (Object.keys(patch).length) current = await updateUser(deps.db, user.id, patch);
   deps.authCache.setPassword(cacheKey, current.id, current.password_hash, now.getTime());
   return { ok: true, user: current };
+}
+
+export type LockoutCheck = { locked: true; retryAfterSeconds: number } | { locked: false; hadFailures: boolean };
+export type FailedLogin = { locked: true; retryAfterSeconds: number } | { locked: false; remaining: number };
+
+/**
+ * The login lockout shared by every password-based scheme (Basic, Digest), per account and
+ * address. `account` is the canonical username, or the login as typed when no account matches.
+ */
+export async function checkLoginLockout(deps: AppDeps, account: string, ip: string): Promise<LockoutCheck> {
+  const failures = await findLoginFailures(deps.db, failureKey('login', account, ip));
+  if (failures?.locked_until && failures.locked_until > deps.clock.now()) {
+    return { locked: true, retryAfterSeconds: secondsUntil(deps, failures.locked_until) };
+  }
+  return { locked: false, hadFailures: failures !== undefined };
+}
+
+/** Counts a failed login in that lockout; says whether it is now locked, or how many tries remain. */
+export async function countFailedLogin(deps: AppDeps, account: string, ip: string): Promise<FailedLogin> {
+  const now = deps.clock.now();
+  const lockedUntil = new Date(now.getTime() + deps.config.lockoutSeconds * 1000);
+  const row = await recordLoginFailure(deps.db, failureKey('login', account, ip), now, deps.config.maxLoginAttempts, lockedUntil);
+  if (row.locked_until && row.locked_until > now) return { locked: true, retryAfterSeconds: secondsUntil(deps, row.locked_until) };
+  return { locked: false, remaining: Math.max(0, deps.config.maxLoginAttempts - row.failures) };
+}
+
+/** A successful login ends the count of failures for that account and address. */
+export async function forgetFailedLogins(deps: AppDeps, account: string, ip: string): Promise<void> {
+  await clearLoginFailures(deps.db, failureKey('login', account, ip));
 }
 
 /** Creates a token of this kind for the user, replacing any previous one; returns its key. */
