@@ -88,16 +88,16 @@ class XmlSyntaxError extends Error {}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function isXmlWhitespace(code: number): boolean {
-  return code === 32 || code === 10 || code === 13 || code === 9 || code === 12 || code === 11 || code === 0xa0 || code === 0xfeff;
+/** Python's str.isspace(), which the `\s` of onadata's `>\s+<` follows. */
+function isPythonSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
+  return code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a)
+    || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000;
 }
 
 /** onadata strips `>\s+<`: text made only of whitespace between two tags disappears. */
 function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (!isXmlWhitespace(code) && !(code >= 0x2000 && code <= 0x200a) && code !== 0x85 && code !== 0x1680 && code !== 0x2028 && code !== 0x2029 && code !== 0x202f && code !== 0x205f && code !== 0x3000) return false;
-  }
+  for (let i = 0; i < text.length; i++) if (!isPythonSpace(text.charCodeAt(i))) return false;
   return true;
 }
 
@@ -332,7 +332,8 @@ function runSax(text: string, builder: InstanceBuilder): { error: string; detail
   // value that shares its element with a comment; we keep the value.)
   try {
     // onadata strips the document first: leading whitespace before `<?xml` is allowed.
-    parser.write(isXmlWhitespace(text.charCodeAt(0)) ? text.trimStart() : text).close();
+    const first = text.charCodeAt(0);
+    parser.write(isPythonSpace(first) || first === 0xfeff ? text.trimStart() : text).close();
   } catch (err) {
     if (err instanceof RefusedDoctype || err instanceof XmlSyntaxError) return { error: MALFORMED_XML, detail: err.message };
     throw err;

@@ -133,8 +133,12 @@ function inRanges(code: number, ranges: ReadonlyArray<readonly [number, number]>
 }
 
 /** dict2xml's sanitize_element: any key becomes a well-formed element name. */
+const PLAIN_NAME = /^[A-Za-z_][\w.-]*$/;
+
 export function elementName(key: string): string {
-  const name = key.toLowerCase().startsWith('xml') ? `_${key}` : key;
+  const reserved = key.toLowerCase().startsWith('xml');
+  if (!reserved && PLAIN_NAME.test(key)) return key;
+  const name = reserved ? `_${key}` : key;
   let out = inRanges(name.codePointAt(0) ?? 0, NAME_START_RANGES) ? '' : '_';
   for (const char of name) {
     const code = char.codePointAt(0) ?? 0;
