@@ -114,10 +114,7 @@ export interface FormsTable {
   encrypted: Generated<boolean>;
   allows_sms: Generated<boolean>;
   has_hxl_support: Generated<boolean>;
-  instances_with_geopoints: Generated<boolean>;
   instances_with_osm: Generated<boolean>;
-  num_of_submissions: Generated<number>;
-  last_submission_time: NullableTimestamp;
   xls_blob: string | null;
   xls_filename: string | null;
   itemsets_csv: string | null;
@@ -236,6 +233,14 @@ export interface OAuthRefreshTokensTable {
   revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface FormStatsTable {
+  form_id: number;
+  shard: number;
+  submissions: Generated<number>;
+  geopoints: Generated<number>;
+  last_submission_time: NullableTimestamp;
+}
+
 export interface InstancesTable {
   id: Generated<number>;
   form_id: number;
@@ -295,6 +300,7 @@ export interface Schema {
   survey_drafts: SurveyDraftsTable;
   blobs: BlobsTable;
   instances: InstancesTable;
+  form_stats: FormStatsTable;
   instance_history: InstanceHistoryTable;
   attachments: AttachmentsTable;
   jobs: JobsTable;

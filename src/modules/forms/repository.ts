@@ -5,7 +5,7 @@ import type { FormsTable } from '../../platform/schema.ts';
 import type { Role } from '../../access/roles.ts';
 import type { MemberRow } from '../projects/repository.ts';
 
-type TimestampColumn = 'date_created' | 'date_modified' | 'last_updated_at' | 'last_submission_time' | 'deleted_at';
+type TimestampColumn = 'date_created' | 'date_modified' | 'last_updated_at' | 'deleted_at';
 
 /**
  * A form without its (large) definition, which `findFormDefinition` loads. Timestamps come back as
@@ -20,6 +20,8 @@ export type FormRow = Omit<Selectable<FormsTable>, 'xml' | 'json' | 'itemsets_cs
   last_updated_at: string;
   last_submission_time: string | null;
   deleted_at: string | null;
+  num_of_submissions: number;
+  instances_with_geopoints: boolean;
 };
 
 /** A timestamp column as ISO 8601 UTC text with microseconds and Z. */
@@ -30,8 +32,8 @@ export function isoText(column: string) {
 const SUMMARY_COLUMNS = [
   'f.id', 'f.project_id', 'f.owner_id', 'f.created_by', 'f.id_string', 'f.sms_id_string', 'f.title', 'f.description',
   'f.version', 'f.uuid', 'f.hash', 'f.shared', 'f.shared_data', 'f.downloadable', 'f.require_auth', 'f.public_key',
-  'f.encrypted', 'f.allows_sms', 'f.has_hxl_support', 'f.instances_with_geopoints', 'f.instances_with_osm',
-  'f.num_of_submissions', 'f.xls_blob', 'f.xls_filename', 'f.deleted_by',
+  'f.encrypted', 'f.allows_sms', 'f.has_hxl_support', 'f.instances_with_osm',
+  'f.xls_blob', 'f.xls_filename', 'f.deleted_by',
 ] as const;
 export type NewForm = Insertable<FormsTable>;
 export type FormPatch = Updateable<FormsTable>;
@@ -46,7 +48,9 @@ function liveForms(db: DbOrTx) {
       isoText('f.date_created').as('date_created'),
       isoText('f.date_modified').as('date_modified'),
       isoText('f.last_updated_at').as('last_updated_at'),
-      isoText('f.last_submission_time').as('last_submission_time'),
+      sql<string | null>`(SELECT to_char(max(s.last_submission_time) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM form_stats s WHERE s.form_id = f.id)`.as('last_submission_time'),
+      sql<number>`(SELECT coalesce(sum(s.submissions), 0)::int FROM form_stats s WHERE s.form_id = f.id)`.as('num_of_submissions'),
+      sql<boolean>`EXISTS (SELECT 1 FROM form_stats s WHERE s.form_id = f.id AND s.geopoints > 0)`.as('instances_with_geopoints'),
       isoText('f.deleted_at').as('deleted_at'),
       'o.username as owner_username',
       'c.username as created_by_username',
@@ -117,7 +121,11 @@ export async function listProjectFormSummaries(db: DbOrTx, projectIds: readonly 
   if (projectIds.length === 0) return [];
   return db
     .selectFrom('forms')
-    .select(['project_id', 'id', 'title', 'id_string', 'num_of_submissions', 'downloadable', 'encrypted', 'last_submission_time', 'date_created', 'last_updated_at'])
+    .select(['project_id', 'id', 'title', 'id_string', 'downloadable', 'encrypted', 'date_created', 'last_updated_at'])
+    .select([
+      sql<number>`(SELECT coalesce(sum(s.submissions), 0)::int FROM form_stats s WHERE s.form_id = forms.id)`.as('num_of_submissions'),
+      sql<Date | null>`(SELECT max(s.last_submission_time) FROM form_stats s WHERE s.form_id = forms.id)`.as('last_submission_time'),
+    ])
     .where('project_id', 'in', projectIds)
     .where('deleted_at', 'is', null)
     .orderBy('id')

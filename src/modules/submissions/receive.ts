@@ -155,14 +155,14 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
         instanceId = existing.id;
         kind = 'duplicate';
       } else {
-        await repo.bumpFormCounters(trx, form.id, when, hasGeopoint);
+        await repo.bumpFormCounters(trx, form.id, instanceId, when, hasGeopoint);
       }
     }
     for (const file of media) {
       const blob = await putBlob(trx, file.bytes, file.contentType);
       await repo.saveAttachment(trx, { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: file.bytes.byteLength, date_created: ctx.clock.now() });
     }
-    if (media.length || kind !== 'duplicate') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
+    if (media.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
     return { instanceId, kind };
   });
   return {

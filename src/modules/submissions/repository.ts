@@ -84,21 +84,25 @@ export async function refreshMediaCount(db: DbOrTx, instanceId: number, referenc
     .execute();
 }
 
+const STAT_SHARDS = 16;
+
+/** Recounts a form's submissions from scratch (after deletions), into shard 0. */
 export async function refreshFormCounters(db: DbOrTx, formId: number): Promise<void> {
-  await sql`UPDATE forms SET
-      num_of_submissions = (SELECT count(*)::int FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL),
-      last_submission_time = (SELECT max(date_created) FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL),
-      instances_with_geopoints = EXISTS (SELECT 1 FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL AND has_geopoint)
-    WHERE id = ${formId}`.execute(db);
+  await db.deleteFrom('form_stats').where('form_id', '=', formId).execute();
+  await sql`INSERT INTO form_stats (form_id, shard, submissions, geopoints, last_submission_time)
+    SELECT ${formId}, 0, count(*)::int, count(*) FILTER (WHERE has_geopoint)::int, max(date_created)
+    FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL`.execute(db);
 }
 
-/** One more submission on the form: cheaper than a recount on the ingest path. */
-export async function bumpFormCounters(db: DbOrTx, formId: number, at: Date, hasGeopoint: boolean): Promise<void> {
-  await sql`UPDATE forms SET
-      num_of_submissions = num_of_submissions + 1,
-      last_submission_time = GREATEST(coalesce(last_submission_time, ${at}::timestamptz), ${at}::timestamptz),
-      instances_with_geopoints = instances_with_geopoints OR ${hasGeopoint}
-    WHERE id = ${formId}`.execute(db);
+/** One more submission on the form, counted in the shard of its id. */
+export async function bumpFormCounters(db: DbOrTx, formId: number, instanceId: number, at: Date, hasGeopoint: boolean): Promise<void> {
+  const geo = hasGeopoint ? 1 : 0;
+  await sql`INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
+    VALUES (${formId}, ${instanceId % STAT_SHARDS}, 1, ${geo}, ${at}::timestamptz)
+    ON CONFLICT (form_id, shard) DO UPDATE SET
+      submissions = s.submissions + 1,
+      geopoints = s.geopoints + ${geo},
+      last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)`.execute(db);
 }
 
 export async function softDeleteInstance(db: DbOrTx, formId: number, instanceId: number, userId: number, now: Date): Promise<boolean> {
