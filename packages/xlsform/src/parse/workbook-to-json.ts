@@ -3,14 +3,14 @@
 // repeats.
 import { XlsFormError, rowPrefix } from '../errors.ts';
 import { CONTROL_KEYWORDS, SETTINGS_HEADER_ALIASES, SURVEY_HEADER_ALIASES, yesNo } from '../spec/aliases.ts';
-import { SETTINGS_COLUMNS, SURVEY_COLUMNS } from '../spec/columns.ts';
+import { SURVEY_COLUMNS } from '../spec/columns.ts';
 import { DEPRECATED_DEVICE_ID_TYPES, EXTERNAL_INSTANCE_TYPES, GEO_TYPES, TYPE_ALIASES } from '../spec/question-types.ts';
 import type { JsonObject } from '../types.ts';
 import type { Sheet, Workbook } from '../workbook/model.ts';
 import { parseChoices, parseListSheet, type ChoiceLists } from './choices.ts';
-import { defaultIsDynamic, isReference, isXmlTag } from './expression.ts';
+import { defaultIsDynamic, isXmlTag } from './expression.ts';
 import { groupSheet } from './headers.ts';
-import { SUPPRESS_SPELLING_HINT, child, copyObject, nested, pyRepr, sheetMisspelling, text } from './json-helpers.ts';
+import { copyObject, nested, pyRepr, sheetMisspelling, text } from './json-helpers.ts';
 import { parseParameters } from './parameters.ts';
 import {
   appendAction,
@@ -26,6 +26,9 @@ import { parseSelectRow } from './select-row.ts';
 import { checkReferences, checkTriggers, processTrigger } from './references.ts';
 import { missingTranslationsWarning, orOtherWarning, type SheetLanguages, sheetLanguages } from './translations.ts';
 import { parseEntities, type EntityContext } from './entities.ts';
+import { readSettings } from './settings.ts';
+import { beginSection } from './sections.ts';
+import { addFlatAnnotations, checkGeoReferences, checkUniqueName, invalidName } from './survey-rules.ts';
 
 const CONTROL_NAMES = Object.keys(CONTROL_KEYWORDS).join('|');
 const BEGIN_CONTROL = new RegExp(`^begin(\\s|_)(${CONTROL_NAMES})( (over )?(\\S+))?$`);
@@ -58,39 +61,6 @@ interface Frame {
 function noSurveySheet(workbook: Workbook): XlsFormError {
   const similar = sheetMisspelling('survey', workbook.sheetNames);
   return new XlsFormError(`You must have a sheet named 'survey'. ${similar ?? ''}`.trimEnd(), { code: 'missing_survey_sheet', sheet: 'survey' });
-}
-
-function readSettings(workbook: Workbook, warnings: string[]): JsonObject {
-  const sheet = workbook.sheets.get('settings');
-  if (!sheet) {
-    const similar = sheetMisspelling('settings', workbook.sheetNames);
-    if (similar) warnings.push(similar + SUPPRESS_SPELLING_HINT);
-    return {};
-  }
-  let source = sheet;
-  if (sheet.headers.includes('id_string') && sheet.headers.includes('form_id')) {
-    source = { ...sheet, headers: sheet.headers.filter((h) => h !== 'id_string') };
-    const first = source.rows[0];
-    if (first) {
-      const { id_string: _dropped, ...rest } = first;
-      source = { ...source, rows: [rest, ...source.rows.slice(1)] };
-    }
-    warnings.push(
-      'The form_id and id_string column headers are both specified in the settings sheet provided. This may cause errors during conversion. In future, its best to avoid specifying both column headers in the settings sheet.',
-    );
-  }
-  const grouped = groupSheet(source, { sheetName: 'settings', aliases: SETTINGS_HEADER_ALIASES, columns: SETTINGS_COLUMNS });
-  const settings = grouped.rows[0]?.data ?? {};
-  const name = text(settings['name']);
-  if (name !== undefined && !isXmlTag(name)) throw invalidName('settings', 1, 'name');
-  return settings;
-}
-
-export function invalidName(sheet: string, row: number, column: string): XlsFormError {
-  return new XlsFormError(
-    `${rowPrefix(row)} On the '${sheet}' sheet, the '${column}' value is invalid. Names must begin with a letter or underscore. After the first character, names may contain letters, digits, underscores, hyphens, or periods.`,
-    { code: 'invalid_name', sheet, row, column },
-  );
 }
 
 export function workbookToJson(workbook: Workbook, options: ParseOptions): ParsedForm {
@@ -289,61 +259,21 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
 
     if (beginMatch) {
       const controlType = CONTROL_KEYWORDS[beginMatch[2] ?? ''] ?? 'group';
-      if (controlType === 'repeat') {
-        if (questionName === options.rootName) {
-          throw new XlsFormError(
-            `${rowPrefix(rowNumber)} On the 'survey' sheet, the 'name' value '${questionName}' is invalid. Repeat names must not be the same as the survey root (which defaults to 'data').`,
-            { code: 'invalid_repeat_name', sheet: 'survey', row: rowNumber, column: 'name' },
-          );
-        }
-        if (questionName !== undefined && repeatNames.has(questionName)) {
-          throw new XlsFormError(
-            `${rowPrefix(rowNumber)} On the 'survey' sheet, the 'name' value '${questionName}' is invalid. Repeat names must unique anywhere in the survey, at all levels of group or repeat nesting.`,
-            { code: 'duplicate_repeat_name', sheet: 'survey', row: rowNumber, column: 'name' },
-          );
-        }
-        if (questionName !== undefined) repeatNames.add(questionName);
-        if (!('label' in row) && !('media' in row)) {
-          warnings.push(`${rowPrefix(rowNumber)} Repeat has no label: {'name': '${questionName ?? ''}', 'type': '${questionType}'}`);
-        }
-      }
-      const section = copyObject(row);
-      section['type'] = controlType;
-      const sectionChildren: JsonObject[] = [];
-      section['children'] = sectionChildren;
-      if (controlType === 'loop') {
-        const listName = beginMatch[5];
-        if (!listName) throw new XlsFormError(`${rowPrefix(rowNumber)} Repeat loop without list name.`, { code: 'loop_list', sheet: 'survey', row: rowNumber });
-        const columns = choices.get(listName);
-        if (!columns) throw new XlsFormError(`${rowPrefix(rowNumber)} List name not in columns sheet: ${listName}`, { code: 'loop_list', sheet: 'survey', row: rowNumber });
-        section['columns'] = columns;
-      }
-      const countExpression = text(nested(section, 'control')?.['jr:count']);
-      if (countExpression && !isReference(countExpression)) {
-        const generated = `${questionName ?? ''}_count`;
-        siblings.push({ name: generated, bind: { readonly: 'true()', calculate: countExpression }, type: 'calculate' });
-        child(section, 'control')['jr:count'] = `\${${generated}}`;
-      }
-      if (appearance) {
-        const words = appearance.split(/\s+/).filter((w) => w !== '');
-        if (words.includes('table-list')) {
-          tableList = true;
-          child(section, 'control')['appearance'] = ['field-list', ...words.filter((w) => w !== 'table-list')].join(' ');
-          if ('label' in section || 'hint' in section) {
-            const note: JsonObject = { type: 'note', name: `generated_table_list_label_${rowNumber}` };
-            if ('label' in section) {
-              note['label'] = section['label'] ?? '';
-              delete section['label'];
-            }
-            if ('hint' in section) {
-              note['hint'] = section['hint'] ?? '';
-              delete section['hint'];
-            }
-            sectionChildren.push(note);
-          }
-        }
-      }
-      if ('intent' in section) child(section, 'control')['intent'] = section['intent'] ?? '';
+      const { section, children: sectionChildren, tableList: opensTableList } = beginSection({
+        row,
+        rowNumber,
+        questionName,
+        questionType,
+        controlType,
+        listName: beginMatch[5],
+        appearance,
+        rootName: options.rootName,
+        repeatNames,
+        warnings,
+        choices,
+        siblings,
+      });
+      if (opensTableList) tableList = true;
       siblings.push(section);
       stack.push({
         controlType,
@@ -471,69 +401,5 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
   }
   checkReferences(workbook, survey.headers, choiceHeaders, elementNames);
   return { json, externalChoices, externalChoicesSheet: workbook.sheets.get('external_choices'), usesExternalChoices };
-}
-
-/**
- * The "flat" setting (for ODK Tables): groups stop nesting the instance, and
- * their relevance moves onto each question inside them.
- */
-function addFlatAnnotations(prompts: JsonObject[], parentRelevant: string): void {
-  for (const prompt of prompts) {
-    const own = text(nested(prompt, 'bind')?.['relevant']) ?? '';
-    let relevant = '';
-    if (parentRelevant !== '') {
-      relevant = parentRelevant;
-      if (own !== '') relevant += ` and (${own})`;
-    } else if (own !== '') relevant = own;
-    const children = prompt['children'];
-    if (Array.isArray(children) && children.length > 0) {
-      prompt['flat'] = true;
-      addFlatAnnotations(children.filter((c): c is JsonObject => typeof c === 'object' && c !== null && !Array.isArray(c)), relevant);
-    } else if (relevant !== '') child(prompt, 'bind')['relevant'] = relevant;
-  }
-}
-
-function checkUniqueName(name: string, frame: Frame, row: number, warnings: string[]): void {
-  if (!frame.childNames.has('meta')) frame.childNames.add('meta');
-  if (frame.childNames.has(name)) {
-    if (name === 'meta') {
-      throw new XlsFormError(`${rowPrefix(row)} On the 'survey' sheet, the 'name' value 'meta' is invalid. The name 'meta' is reserved for form metadata.`, {
-        code: 'reserved_name',
-        sheet: 'survey',
-        row,
-        column: 'name',
-      });
-    }
-    throw new XlsFormError(
-      `${rowPrefix(row)} On the 'survey' sheet, the 'name' value '${name}' is invalid. Questions, groups, and repeats must be unique within their nearest parent group or repeat, or the survey if not inside a group or repeat.`,
-      { code: 'duplicate_name', sheet: 'survey', row, column: 'name' },
-    );
-  }
-  frame.childNames.add(name);
-  const lower = name.toLowerCase();
-  if (frame.childNamesLower.has(lower)) {
-    warnings.push(
-      `${rowPrefix(row)} On the 'survey' sheet, the 'name' value '${name}' is problematic. The name is a case-insensitive match to another name. Questions, groups, and repeats should be unique within the nearest parent group or repeat, or the survey if not inside a group or repeat. Some data processing tools are not case-sensitive, so the current names may make analysis difficult.`,
-    );
-  }
-  frame.childNamesLower.add(lower);
-}
-
-function checkGeoReferences(
-  references: Array<[string, number]>,
-  secondaryInstances: Set<string>,
-  repeatNames: Set<string>,
-  choices: ChoiceLists,
-  entities: EntityContext | undefined,
-): void {
-  for (const [target, row] of references) {
-    if (secondaryInstances.has(target) || choices.has(target) || entities?.hasDataset(target)) continue;
-    const m = /^\$\{([^}]+)\}$/.exec(target);
-    if (m && repeatNames.has(m[1] ?? '')) continue;
-    throw new XlsFormError(
-      `${rowPrefix(row)} On the 'survey' sheet, the 'parameters' value is invalid. The 'reference-geometry' parameter must either match a secondary instance name (a choices list_name, an entities list_name, or the base name of an attached file), or be a reference variable containing the name of a repeat.`,
-      { code: 'invalid_parameters', sheet: 'survey', row, column: 'parameters' },
-    );
-  }
 }
 
