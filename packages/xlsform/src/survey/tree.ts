@@ -1,103 +1,16 @@
-// The survey tree: sections (survey, groups, repeats) and questions with
-// parent links, built from the form JSON. Question-type defaults are merged
+// Builds the survey tree (see types.ts) from the form JSON. Question-type defaults are merged
 // here (bind type, control tag), while the user's own values are remembered
 // for the form JSON.
 import { XlsFormError } from '../errors.ts';
 import { isObject, text } from '../parse/json-helpers.ts';
 import { QUESTION_TYPES, type QuestionTypeSpec } from '../spec/question-types.ts';
 import type { Json, JsonObject } from '../types.ts';
+import { checkNames } from './names.ts';
+import type { Itemset, Option, Question, QuestionClass, Section, SurveyElement, SurveyTree } from './types.ts';
 
-export type QuestionClass = 'plain' | 'input' | 'select' | 'upload' | 'trigger' | 'range' | 'osm' | 'geo';
+export * from './types.ts';
+export * from './paths.ts';
 
-export interface Option {
-  name: string;
-  label: Json | undefined;
-  media: JsonObject | undefined;
-  smsOption: string | undefined;
-  /** Extra choices columns, written into the choice list's instance items. */
-  extra: Array<[string, Json]>;
-  itextRef?: string;
-  source: JsonObject;
-}
-
-export interface Itemset {
-  name: string;
-  options: Option[];
-  requiresItext: boolean;
-  usedBySearch: boolean;
-}
-
-interface ElementBase {
-  name: string;
-  /** The media cell(s) as given; `media` below is set only when they form a dict. */
-  mediaValue?: Json | undefined;
-  label: Json | undefined;
-  parent: Section | undefined;
-  /** The element's dict as parsed (for the form JSON). */
-  data: JsonObject;
-  xpathCache?: string;
-}
-
-export interface Section extends ElementBase {
-  kind: 'survey' | 'group' | 'repeat' | 'entity';
-  children: SurveyElement[];
-  bind: JsonObject | undefined;
-  control: JsonObject | undefined;
-  hint: Json | undefined;
-  media: JsonObject | undefined;
-  instance: JsonObject | undefined;
-  flat: boolean;
-}
-
-export interface Question extends ElementBase {
-  kind: 'question';
-  type: string;
-  questionClass: QuestionClass;
-  bind: JsonObject | undefined;
-  control: JsonObject | undefined;
-  hint: Json | undefined;
-  guidanceHint: Json | undefined;
-  media: JsonObject | undefined;
-  instance: JsonObject | undefined;
-  defaultValue: string | undefined;
-  dynamicDefault: boolean;
-  actions: JsonObject[];
-  trigger: string[] | undefined;
-  choiceFilter: string | undefined;
-  query: string | undefined;
-  parameters: JsonObject | undefined;
-  itemset: string | undefined;
-  listName: string | undefined;
-  choices: Itemset | undefined;
-  osmTags: Array<{ name: string; label: Json | undefined; choices: Option[] | undefined; data: JsonObject }>;
-  /** Keys the type's defaults supplied (left out of the form JSON unless the user set them). */
-  typeDefaultKeys: string[];
-  /** The user's own values for keys the type also defaults (bind, control, parameters). */
-  userValues: JsonObject;
-}
-
-export interface ExternalInstance extends ElementBase {
-  kind: 'external';
-  type: string;
-}
-
-/** An entity declaration's attribute (dataset, id, create...) or its label node. */
-export interface EntityPart extends ElementBase {
-  kind: 'attribute' | 'entity-label';
-  bind: JsonObject | undefined;
-  actions: JsonObject[];
-  value: string;
-}
-
-export type SurveyElement = Section | Question | ExternalInstance | EntityPart;
-
-export interface SurveyTree {
-  root: Section;
-  choices: Map<string, Itemset>;
-  /** question name -> [target question name, calculation] pairs triggered by it. */
-  setvalueTriggers: Map<string, Array<[string, string]>>;
-  setgeopointTriggers: Map<string, Array<[string, string]>>;
-}
 
 const OPTION_KEYS = new Set(['name', 'label', 'media', 'sms_option']);
 
@@ -359,74 +272,4 @@ function substitute(template: JsonObject, column: JsonObject): JsonObject {
     }
   }
   return out;
-}
-
-function ownStep(element: SurveyElement): string {
-  return element.kind === 'attribute' ? `@${element.name}` : element.name;
-}
-
-export function xpathOf(element: SurveyElement): string {
-  if (element.xpathCache !== undefined) return element.xpathCache;
-  const parts: string[] = [];
-  for (let p = element.parent; p; p = p.parent) if (p.kind === 'survey' || !p.flat) parts.push(p.name);
-  parts.reverse();
-  if (element.kind === 'survey' || !('flat' in element && element.flat)) parts.push(ownStep(element));
-  const path = `/${parts.join('/')}`;
-  element.xpathCache = path;
-  return path;
-}
-
-/** Path of `element` below `ancestor` (exclusive), e.g. "/group/q". */
-export function xpathRelativeTo(element: SurveyElement, ancestor: Section | undefined): string {
-  const parts: string[] = [];
-  for (let p = element.parent; p && p !== ancestor; p = p.parent) if (p.kind === 'survey' || !p.flat) parts.push(p.name);
-  parts.reverse();
-  if (element.kind === 'survey' || !('flat' in element && element.flat)) parts.push(ownStep(element));
-  return `/${parts.join('/')}`;
-}
-
-export function* descendants(section: Section): Generator<SurveyElement> {
-  yield section;
-  for (const child of section.children) {
-    if (isSection(child)) yield* descendants(child);
-    else yield child;
-  }
-}
-
-export function isSection(e: SurveyElement): e is Section {
-  return e.kind === 'survey' || e.kind === 'group' || e.kind === 'repeat' || e.kind === 'entity';
-}
-
-export function isEntityPart(e: SurveyElement): e is EntityPart {
-  return e.kind === 'attribute' || e.kind === 'entity-label';
-}
-
-function namesError(name: string, detail: string): XlsFormError {
-  return new XlsFormError(`[row : unknown] On the 'survey' sheet, the 'name' value '${name}' is invalid. ${detail}`, {
-    code: 'duplicate_name',
-    sheet: 'survey',
-    column: 'name',
-  });
-}
-
-/** Name rules that only the built tree can check (loops and generated questions add elements). */
-function checkNames(root: Section): void {
-  const repeats = new Set<string>();
-  const visit = (section: Section): void => {
-    const names = new Set<string>();
-    for (const child of section.children) {
-      if (isEntityPart(child)) continue;
-      if (names.has(child.name)) {
-        throw namesError(child.name, 'Questions, groups, and repeats must be unique within their nearest parent group or repeat, or the survey if not inside a group or repeat.');
-      }
-      names.add(child.name);
-      if (child.kind === 'repeat') {
-        if (child.name === root.name) throw namesError(child.name, "Repeat names must not be the same as the survey root (which defaults to 'data').");
-        if (repeats.has(child.name)) throw namesError(child.name, 'Repeat names must unique anywhere in the survey, at all levels of group or repeat nesting.');
-        repeats.add(child.name);
-      }
-      if (isSection(child)) visit(child);
-    }
-  };
-  visit(root);
 }
