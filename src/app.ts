@@ -1,6 +1,6 @@
 // buildApp(deps): the Fastify instance with plugins, conventions and every module's routes,
 // registered explicitly in one place.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -24,8 +24,10 @@ export interface BuildOptions {
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
-    // Per-request log lines are info level; above it, skip building a child logger per request.
-    disableRequestLogging: typeof options.logger !== 'object' || !['info', 'debug', 'trace'].includes(options.logger.level),
+    // Per-request log lines are info level; above it, they are not produced at all.
+    logController: new LogController({
+      disableRequestLogging: typeof options.logger !== 'object' || !['info', 'debug', 'trace'].includes(options.logger.level),
+    }),
     bodyLimit: deps.config.bodyLimitBytes,
     rewriteUrl: (request) => stripFormatSuffix(request.url ?? '/'),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },

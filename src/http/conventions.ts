@@ -176,7 +176,9 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error, request);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    if (request.routeOptions.config.openrosa) {
+    // OpenRosa clients read XML; JSON submissions to the same routes get JSON errors.
+    const jsonRequest = String(request.headers['content-type'] ?? '').startsWith('application/json');
+    if (request.routeOptions.config.openrosa && !jsonRequest) {
       const body = appError.body as Record<string, unknown>;
       const message = String(body['detail'] ?? body['message'] ?? body['error'] ?? JSON.stringify(body));
       reply.code(appError.status).headers(appError.headers).type('text/xml; charset=utf-8').send(openRosaMessage(message));

@@ -226,3 +226,38 @@ describe('data API', () => {
     });
   });
 });
+
+describe('JSON submissions', () => {
+  test('POST /api/v1/submissions with {id, submission} stores a record like an XML one', async () => {
+    const res = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/submissions',
+      headers: bob.auth,
+      payload: { id: 'household', submission: { name: 'Jay', age: 33, address: { village: 'Kisii' }, browsers: ['firefox', 'chrome'], children: [{ childs_name: 'Kim', childs_age: 3 }] } },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().message, 'Successful submission.');
+    const uuid = String(res.json().instanceID).replace('uuid:', '');
+    const [record] = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: uuid }))}`, headers: bob.auth })).json();
+    assert.equal(record.name, 'Jay');
+    assert.equal(record.age, 33);
+    assert.equal(record['address/village'], 'Kisii');
+    assert.equal(record.browsers, 'firefox chrome');
+    assert.deepEqual(record.children, [{ 'children/childs_name': 'Kim', 'children/childs_age': 3 }]);
+  });
+
+  test('JSON errors: no submission key, empty, unknown form, anonymous, duplicate', async () => {
+    const post = (payload: unknown, headers: Record<string, string> = bob.auth) =>
+      server.app.inject({ method: 'POST', url: '/api/v1/submissions', headers, payload: payload as Record<string, unknown> });
+    assert.deepEqual((await post({ id: 'household' })).json(), { submission: ['No submission key provided.'] });
+    assert.deepEqual((await post({ id: 'household', submission: {} })).json(), { submission: ['Received empty submission. No instance was created'] });
+    assert.equal((await post({ id: 'nope', submission: { name: 'x' } })).statusCode, 404);
+    assert.equal((await post({ id: 'household', submission: { name: 'x' } }, {})).statusCode, 401);
+    const uuid = randomUUID();
+    const body = { id: 'household', submission: { name: 'Dup', meta: { instanceID: `uuid:${uuid}` } } };
+    assert.equal((await post(body)).statusCode, 201);
+    const again = await post(body);
+    assert.equal(again.statusCode, 400);
+    assert.deepEqual(again.json(), ['Duplicate submission']);
+  });
+});

@@ -126,7 +126,8 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
     if (media.name.length > 100) throw errors.badRequest('Attachment file name exceeds 100 chars');
   }
 
-  const uuid = meta.uuid ?? meta.instanceId ?? randomUUID();
+  // An instanceID without the `uuid:` prefix is not a uuid: onadata stores a fresh one.
+  const uuid = meta.uuid ?? randomUUID();
   const now = meta.submissionDate ? new Date(meta.submissionDate) : ctx.clock.now();
   const when = Number.isNaN(now.getTime()) ? ctx.clock.now() : now;
   const submitter = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;

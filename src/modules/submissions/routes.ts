@@ -6,7 +6,10 @@ import { AppError, errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { openRosaMessage } from '../../http/conventions.ts';
+import { randomUUID } from 'node:crypto';
 import * as data from './data.ts';
+import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
+import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload } from './receive.ts';
 
 function escapeAttribute(text: string): string {
@@ -36,6 +39,30 @@ async function readUpload(request: FastifyRequest, maxBytes: number): Promise<Su
   return upload;
 }
 
+/** onadata's JSON submissions: `{"id": "<id_string>", "submission": {...}}`, answered in JSON. */
+async function answerJson(request: FastifyRequest, reply: FastifyReply, target: SubmissionTarget): Promise<FastifyReply> {
+  const ctx = request.ctx;
+  if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+  const check = readJsonSubmission(request.body);
+  if (!check.ok) throw new AppError(400, check.body);
+  const account = target.username !== undefined ? await findActiveUserByUsername(ctx.db, target.username) : isAuthenticated(ctx.actor) ? ctx.actor.user : undefined;
+  const form = account && check.idString ? await findLiveFormByIdString(ctx.db, account.id, check.idString) : undefined;
+  if (!form) throw errors.noMatch('XForm');
+  const rootName = String((await findFormDefinition(ctx.db, form.id)).json['name'] ?? 'data');
+  const xml = jsonSubmissionToXml(check.submission, { rootName, idString: form.id_string, uuid: randomUUID() });
+  const outcome = await receiveSubmission(ctx, target, { xml: Buffer.from(xml), media: [] });
+  // onadata turns a duplicate JSON submission into a validation error.
+  if (outcome.kind === 'duplicate') throw new AppError(400, ['Duplicate submission']);
+  return reply.code(201).send({
+    message: 'Successful submission.',
+    formid: form.id_string,
+    encrypted: form.encrypted,
+    instanceID: `uuid:${outcome.uuid}`,
+    submissionDate: outcome.submissionDate,
+    markedAsCompleteDate: outcome.submissionDate,
+  });
+}
+
 async function answer(request: FastifyRequest, reply: FastifyReply, target: SubmissionTarget): Promise<FastifyReply> {
   const ctx = request.ctx;
   reply.header('location', `${ctx.baseUrl}${request.url.split('?')[0] ?? ''}`);
@@ -48,6 +75,7 @@ async function answer(request: FastifyRequest, reply: FastifyReply, target: Subm
     }
     return reply.code(204).send();
   }
+  if (String(request.headers['content-type'] ?? '').startsWith('application/json')) return answerJson(request, reply, target);
   const outcome = await receiveSubmission(ctx, target, await readUpload(request, ctx.config.uploadLimitBytes));
   reply.code(outcome.status).type('text/xml; charset=utf-8');
   return reply.send(outcome.kind === 'duplicate' ? openRosaMessage('Duplicate submission') : successXml(outcome));
