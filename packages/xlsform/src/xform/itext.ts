@@ -13,26 +13,63 @@ interface Entry {
   text: string;
   context: Context;
 }
-/** form ("long", "guidance", "image", ...) -> content; "type" marks question/choice. */
-type TextForms = Map<string, Entry | string>;
-export type Translations = Map<string, Map<string, TextForms>>;
+/** One language's forms ("long", "guidance", "image", ...) of one text, in insertion order. */
+interface LanguageTexts {
+  lang: string;
+  forms: Array<[string, Entry | string]>;
+}
+
+/** One itext id: the union of its forms over all languages, and each language's values. */
+interface PathTexts {
+  forms: string[];
+  languages: LanguageTexts[];
+}
+
+/**
+ * All translated texts. Small arrays rather than maps inside each text: a text
+ * has a handful of forms and a form has a handful of languages.
+ */
+export interface Translations {
+  /** Languages in order of first use. */
+  languages: string[];
+  /** Each language's itext ids in the order it received them. */
+  pathsByLanguage: Map<string, string[]>;
+  /** Every itext id in order of first use. */
+  paths: Map<string, PathTexts>;
+}
+
+function setText(translations: Translations, lang: string, path: string, form: string, value: Entry | string): void {
+  let texts = translations.paths.get(path);
+  if (!texts) {
+    texts = { forms: [], languages: [] };
+    translations.paths.set(path, texts);
+  }
+  let language: LanguageTexts | undefined;
+  for (const l of texts.languages) {
+    if (l.lang === lang) {
+      language = l;
+      break;
+    }
+  }
+  if (!language) {
+    language = { lang, forms: [] };
+    texts.languages.push(language);
+    let own = translations.pathsByLanguage.get(lang);
+    if (!own) {
+      own = [];
+      translations.pathsByLanguage.set(lang, own);
+      translations.languages.push(lang);
+    }
+    own.push(path);
+  }
+  const existing = language.forms.find((f) => f[0] === form);
+  if (existing) existing[1] = value;
+  else language.forms.push([form, value]);
+  if (!texts.forms.includes(form)) texts.forms.push(form);
+}
 
 const MEDIA_TYPES = new Set(['image', 'big-image', 'audio', 'video']);
 const SEARCH = /search\(.*?\)/;
-
-function forms(translations: Translations, lang: string, path: string): TextForms {
-  let language = translations.get(lang);
-  if (!language) {
-    language = new Map();
-    translations.set(lang, language);
-  }
-  let entry = language.get(path);
-  if (!entry) {
-    entry = new Map();
-    language.set(path, entry);
-  }
-  return entry;
-}
 
 function str(value: Json | undefined): string {
   if (typeof value === 'string') return value;
@@ -110,7 +147,7 @@ function redirectSearch(q: Question, tree: SurveyTree): boolean {
 }
 
 export function collectTranslations(tree: SurveyTree, defaultLanguage: string): Translations {
-  const translations: Translations = new Map();
+  const translations: Translations = { languages: [], pathsByLanguage: new Map(), paths: new Map() };
   for (const [name, itemset] of tree.choices) {
     if (!itemset.requiresItext) continue;
     itemset.options.forEach((option, idx) => {
@@ -132,11 +169,7 @@ export function collectTranslations(tree: SurveyTree, defaultLanguage: string): 
   }
   const searchLists: Array<[string, string | undefined]> = [];
   const otherLists: Array<[string, string | undefined]> = [];
-  const add: AddText = (lang, path, form, text, context) => {
-    const entry = forms(translations, lang, path);
-    entry.set(form, { text, context });
-    entry.set('type', 'question');
-  };
+  const add: AddText = (lang, path, form, text, context) => setText(translations, lang, path, form, { text, context });
   for (const e of descendants(tree.root)) {
     if (e.kind === 'external' || isEntityPart(e)) continue;
     if (e.kind === 'question' && e.questionClass === 'select') {
@@ -154,14 +187,11 @@ export function collectTranslations(tree: SurveyTree, defaultLanguage: string): 
     }
   }
   addMedia(tree, translations, defaultLanguage);
-  fillMissing(translations);
   return translations;
 }
 
 function setChoice(translations: Translations, lang: string, id: string, form: string, value: string): void {
-  const entry = forms(translations, lang, id);
-  entry.set(form, value);
-  entry.set('type', 'choice');
+  setText(translations, lang, id, form, value);
 }
 
 function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage: string): void {
@@ -175,67 +205,58 @@ function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage:
     for (const [type, value] of Object.entries(media)) {
       if (!MEDIA_TYPES.has(type)) throw new XlsFormError(`Media type: ${type} not supported`, { code: 'media_type', sheet: 'survey' });
       const localized = isObject(value) ? value : { [defaultLanguage]: value };
-      for (const [lang, file] of Object.entries(localized)) forms(translations, lang, key).set(type, str(file));
-    }
-  }
-}
-
-function fillMissing(translations: Translations): void {
-  // Union of forms per path (at most a handful each, so arrays beat sets).
-  const all = new Map<string, string[]>();
-  for (const language of translations.values()) {
-    for (const [path, content] of language) {
-      const union = all.get(path);
-      if (!union) all.set(path, [...content.keys()]);
-      else for (const form of content.keys()) if (!union.includes(form)) union.push(form);
-    }
-  }
-  for (const language of translations.values()) {
-    for (const [path, union] of all) {
-      let content = language.get(path);
-      if (!content) {
-        content = new Map();
-        language.set(path, content);
-      } else if (content.size === union.length) continue; // already complete
-      for (const form of union) if (!content.has(form)) content.set(form, '-');
+      for (const [lang, file] of Object.entries(localized)) setText(translations, lang, key, type, str(file));
     }
   }
 }
 
 /** The <itext> block, rendered straight to text (it is most of a big form's XForm). */
+/**
+ * The <itext> block, rendered straight to text (it is most of a big form's
+ * XForm). Every language gets every text: its own first, then the ones it
+ * lacks, and every form a text has in any language ("-" where missing).
+ */
 export function itextElement(translations: Translations, defaultLanguage: string, refs: References, indent: string): XmlChild {
   const i1 = `${indent}  `;
   const i2 = `${i1}  `;
   const i3 = `${i2}  `;
   let out = `${indent}<itext>\n`;
-  for (const [lang, texts] of translations) {
-    const open = `${i1}<translation lang="${escapeAttr(lang)}"${lang === defaultLanguage ? ' default="true()"' : ''}`;
-    if (texts.size === 0) {
-      out += `${open}/>\n`;
-      continue;
-    }
-    out += `${open}>\n`;
-    for (const [path, content] of texts) {
+  for (const lang of translations.languages) {
+    out += `${i1}<translation lang="${escapeAttr(lang)}"${lang === defaultLanguage ? ' default="true()"' : ''}>\n`;
+    const own = translations.pathsByLanguage.get(lang) ?? [];
+    const write = (path: string, texts: PathTexts): void => {
+      const language = texts.languages.find((l) => l.lang === lang);
       const colon = path.indexOf(':');
       const kind = colon >= 0 ? path.slice(colon + 1) : '';
       let values = '';
-      for (const [form, entry] of content) {
-        if (form === 'type') continue;
+      const value = (form: string, entry: Entry | string): void => {
         const raw = typeof entry === 'string' ? entry : entry.text;
         const context = typeof entry === 'string' ? undefined : entry.context;
         let prefix = '';
         let formAttr = '';
         if (kind === 'hint') formAttr = form === 'guidance' ? ' form="guidance"' : '';
         else if (form !== 'long') {
-          if (raw === '-') continue;
+          if (raw === '-') return;
           prefix = form === 'image' || form === 'big-image' ? 'jr://images/' : `jr://${form}/`;
           formAttr = ` form="${escapeAttr(form)}"`;
         }
         const outputs = refs.insertOutputs(raw, context);
         values += textLine(i3, 'value', formAttr, outputs !== undefined ? { raw: escapeText(prefix) + outputs } : { text: prefix + raw });
+      };
+      const forms = language?.forms ?? [];
+      for (const [form, entry] of forms) value(form, entry);
+      if (forms.length < texts.forms.length) {
+        for (const form of texts.forms) if (!forms.some((f) => f[0] === form)) value(form, '-');
       }
       const id = ` id="${escapeAttr(path)}"`;
       out += values === '' ? `${i2}<text${id}/>\n` : `${i2}<text${id}>\n${values}${i2}</text>\n`;
+    };
+    for (const path of own) {
+      const texts = translations.paths.get(path);
+      if (texts) write(path, texts);
+    }
+    if (own.length < translations.paths.size) {
+      for (const [path, texts] of translations.paths) if (!texts.languages.some((l) => l.lang === lang)) write(path, texts);
     }
     out += `${i1}</translation>\n`;
   }

@@ -20,7 +20,7 @@ function isValidCode(code: string): boolean {
 }
 
 export function languageWarning(translations: Translations): string | undefined {
-  const bad = [...translations.keys()].filter((lang) => {
+  const bad = translations.languages.filter((lang) => {
     if (lang === 'default' || lang.length < 3) return false;
     const code = CODE.exec(lang)?.[1];
     return code === undefined || !isValidCode(code);

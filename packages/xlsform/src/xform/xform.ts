@@ -64,7 +64,7 @@ export function writeXForm(tree: SurveyTree, survey: JsonObject): XFormResult {
     if (clientEditable) setAttr(submission, 'odk:client-editable', 'true');
     model.children.push(submission);
   }
-  if (translations.size > 0) model.children.push(itextElement(translations, defaultLanguage, refs, '      '));
+  if (translations.languages.length > 0) model.children.push(itextElement(translations, defaultLanguage, refs, '      '));
   model.children.push(el('instance', {}, [primaryInstance(tree, refs, survey)]));
   model.children.push(...secondaryInstances(tree));
   model.children.push(body.modelBindings('      '));
