@@ -103,3 +103,47 @@ describe('expressions, defaults and triggers', () => {
     assert.equal(message, '[row : 2] Missing calculation.');
   });
 });
+
+describe('references inside repeats', () => {
+  it('a choice filter inside a repeat uses current() and a relative path', () => {
+    const { xform } = md(`
+      | survey |
+      |        | type          | name | label | choice_filter |
+      |        | begin repeat  | r    | R     |               |
+      |        | select_one yn | a    | A     |               |
+      |        | select_one yn | b    | B     | name != \${a} |
+      |        | end repeat    |      |       |               |
+      | choices |
+      |         | list_name | name | label |
+      |         | yn        | y    | Yes   |
+      |         | yn        | n    | No    |
+    `);
+    assertXml(xform, `<itemset nodeset="instance('yn')/root/item[name !=  current()/../a ]">`);
+  });
+
+  it('indexed-repeat keeps absolute paths for its repeat arguments', () => {
+    const { xform } = md(`
+      | survey |
+      |        | type         | name  | label | calculation                              |
+      |        | begin repeat | r     | R     |                                          |
+      |        | integer      | n     | N     |                                          |
+      |        | end repeat   |       |       |                                          |
+      |        | calculate    | first |       | indexed-repeat(\${n}, \${r}, 1)          |
+    `);
+    assertXml(xform, 'calculate="indexed-repeat( /data/r/n ,  /data/r , 1)"');
+  });
+
+  it('a reference from a nested repeat to its parent repeat climbs with ..', () => {
+    const { xform } = md(`
+      | survey |
+      |        | type         | name | label | relevant  |
+      |        | begin repeat | outer | O    |           |
+      |        | integer      | a    | A     |           |
+      |        | begin repeat | inner | I    |           |
+      |        | text         | b    | B     | \${a} > 0 |
+      |        | end repeat   |      |       |           |
+      |        | end repeat   |      |       |           |
+    `);
+    assertXml(xform, 'relevant=" ../../a  &gt; 0"');
+  });
+});
