@@ -7,7 +7,6 @@ import { XlsFormError } from '../errors.ts';
 import { buildWorkbook, type Sheet, type SheetRow, type Workbook } from './model.ts';
 
 const COMMENT_LINE = /^\s*#/;
-const TRAILING_COMMENT = /^(.*)(#[^|]+)$/;
 // Text after the last pipe is ignored (tests use it for notes).
 const TABLE_LINE = /^\s*\|(.*)\|/;
 const SEPARATOR = /^[|-]+$/;
@@ -15,6 +14,13 @@ const SEPARATOR = /^[|-]+$/;
 function cell(raw: string): string | undefined {
   if (raw.trim() === '') return undefined;
   return raw.trim().replaceAll('\\|', '|');
+}
+
+/** Drops a "# comment" after the last pipe (the last '#' there with text after it). */
+function withoutTrailingComment(line: string): string {
+  const lastPipe = line.lastIndexOf('|');
+  for (let k = line.length - 2; k > lastPipe; k--) if (line[k] === '#') return line.slice(0, k);
+  return line;
 }
 
 /** Splits on pipes that are not escaped with a backslash. */
@@ -43,8 +49,7 @@ export function readMarkdown(text: string): Workbook {
   let current: { name: string; grid: Array<Array<string | undefined>> } | undefined;
   for (let line of text.split('\n')) {
     if (COMMENT_LINE.test(line)) continue;
-    const comment = TRAILING_COMMENT.exec(line);
-    if (comment) line = comment[1] ?? '';
+    line = withoutTrailingComment(line);
     const match = TABLE_LINE.exec(line);
     if (!match) continue;
     const inner = match[1] ?? '';
