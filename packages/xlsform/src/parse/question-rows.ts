@@ -94,7 +94,20 @@ export function textRow(source: JsonObject, params: Parameters, row: number): Js
   return out;
 }
 
-const ANDROID_PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+/** Why an Android package name (for the image `app` parameter) is invalid, or undefined. */
+function androidPackageProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'package name is missing.';
+  if (!name.includes('.')) return "the package name must have at least one '.' separator.";
+  if (name.endsWith('.')) return "the package name cannot end in a '.' separator.";
+  const segments = name.split('.');
+  if (segments.some((s) => s === '')) return 'package segments must be of non-zero length.';
+  if (segments.some((s) => s.startsWith('_'))) return "the character '_' cannot be the first character in a package name segment.";
+  if (segments.some((s) => /^[0-9]/.test(s))) return 'a digit cannot be the first character in a package name segment.';
+  if (segments.some((s) => /[^a-zA-Z0-9._]/.test(s))) {
+    return 'the package name can only include letters (a-z, A-Z), numbers (0-9), dots (.), and underscores (_).';
+  }
+  return undefined;
+}
 
 export function photoRow(source: JsonObject, params: Parameters, row: number, warnings: string[]): JsonObject {
   const out = copyObject(source);
@@ -113,8 +126,9 @@ export function photoRow(source: JsonObject, params: Parameters, row: number, wa
   const app = params['app'];
   const appearance = text((out['control'] as JsonObject | undefined)?.['appearance']);
   if (app !== undefined && (appearance === undefined || appearance === 'annotate')) {
-    if (!ANDROID_PACKAGE.test(app)) {
-      throw new XlsFormError(`${rowPrefix(row)} Parameter 'app' has an invalid Android package name - the package name must have at least one '.' separator.`, {
+    const problem = androidPackageProblem(app);
+    if (problem) {
+      throw new XlsFormError(`${rowPrefix(row)} Parameter 'app' has an invalid Android package name - ${problem}`, {
         code: 'invalid_parameters',
         sheet: 'survey',
         row,

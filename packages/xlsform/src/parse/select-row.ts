@@ -4,7 +4,7 @@ import { XlsFormError, rowPrefix } from '../errors.ts';
 import { SELECT_KEYWORDS } from '../spec/aliases.ts';
 import type { JsonObject } from '../types.ts';
 import type { ChoiceLists } from './choices.ts';
-import { hasReference, isReference } from './expression.ts';
+import { hasReference, isReference, isXmlTag } from './expression.ts';
 import { copyObject, isObject, nested, sheetMisspelling, text } from './json-helpers.ts';
 import { PARAMETER_KEYS, checkParameters, type Parameters } from './parameters.ts';
 
@@ -13,6 +13,17 @@ const SELECT = new RegExp(
 );
 export const FILE_EXTENSIONS: ReadonlySet<string> = new Set(['.xml', '.csv', '.geojson']);
 const FROM_FILE = new Set(['select_one_from_file', 'select_multiple_from_file', 'select one from file', 'select multiple from file']);
+
+/** A file name's suffixes as Python's pathlib counts them ("a.b.csv" -> [".b", ".csv"]). */
+function fileSuffixes(fileName: string): string[] {
+  const name = fileName.split('/').pop() ?? fileName;
+  if (name.endsWith('.')) return [];
+  return name
+    .replace(/^\.+/, '')
+    .split('.')
+    .slice(1)
+    .map((s) => `.${s}`);
+}
 
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
@@ -67,10 +78,11 @@ export function parseSelectRow(input: SelectInput): SelectResult | undefined {
     }
   } else input.secondaryInstances.add(instanceName);
 
-  if (FROM_FILE.has(command) && !FILE_EXTENSIONS.has(extension)) {
+  const suffixes = fileSuffixes(listName);
+  if (FROM_FILE.has(command) && (suffixes.length !== 1 || !FILE_EXTENSIONS.has(suffixes[0] ?? ''))) {
     throw error(
       rowNumber,
-      `${rowPrefix(rowNumber)} File name for '${command} ${listName}' should end with one of the supported file extensions: ${[...FILE_EXTENSIONS].join(', ')}`,
+      `${rowPrefix(rowNumber)} File name for '${command} ${listName}' should end with one of the supported file extensions: ${[...FILE_EXTENSIONS].map((e) => `'${e}'`).join(', ')}`,
       'file_extension',
     );
   }
@@ -120,10 +132,16 @@ export function parseSelectRow(input: SelectInput): SelectResult | undefined {
   const accepted = FROM_FILE.has(command) ? PARAMETER_KEYS.selectFromFile : PARAMETER_KEYS.select;
   checkParameters(params, accepted, rowNumber);
   if (FROM_FILE.has(command)) {
+    // value= and label= name columns of the attached file: they must be XML names.
     for (const key of ['value', 'label'] as const) {
       const value = params[key];
-      if (value !== undefined && !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(value)) {
-        throw error(rowNumber, `${rowPrefix(rowNumber)} Parameter '${key}' has an invalid value '${value}'. Names must begin with a letter or underscore.`, 'invalid_parameters', 'parameters');
+      if (value !== undefined && !isXmlTag(value)) {
+        throw error(
+          rowNumber,
+          `${rowPrefix(rowNumber)} On the 'survey' sheet, the 'parameters (${key})' value is invalid. Names must begin with a letter or underscore. After the first character, names may contain letters, digits, underscores, hyphens, or periods.`,
+          'invalid_name',
+          'parameters',
+        );
       }
     }
   }
