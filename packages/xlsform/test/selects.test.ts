@@ -108,6 +108,18 @@ describe('selects', () => {
     assert.equal(result.itemsetsCsv, '"list_name","name","label","state"\r\n"city","sydney","Sydney","yes"\r\n');
   });
 
+  it('select_one_external without a choice_filter is rejected (pyxform fails on it)', () => {
+    const { message } = mdError(`
+      | survey |
+      |        | type                     | name | label |
+      |        | select_one_external city | city | City  |
+      | external_choices |
+      |                  | list_name | name   | label  |
+      |                  | city      | sydney | Sydney |
+    `);
+    assert.match(message, /\[row : 2\] List name not in choices sheet: city/);
+  });
+
   it('randomize and seed wrap the nodeset', () => {
     const { xform } = md(`
       | survey |

@@ -158,7 +158,7 @@ export function parseSelectRow(input: SelectInput): SelectResult | undefined {
     throw error(rowNumber, 'Parameters must include randomize=true to use a seed.', 'invalid_parameters', 'parameters');
   }
   out['parameters'] = { ...params };
-  addChoiceInfo(out, listName, choices, text(row['choice_filter']), extension);
+  addChoiceInfo(out, listName, choices, text(row['choice_filter']), extension, rowNumber);
 
   const rows: JsonObject[] = [];
   let tableList = input.tableList;
@@ -168,11 +168,13 @@ export function parseSelectRow(input: SelectInput): SelectResult | undefined {
       if (row['choice_filter'] !== undefined) {
         throw error(rowNumber, `${rowPrefix(rowNumber)} Choice filter not supported for table-list appearance.`, 'table_list');
       }
+      const headerChoices = choices.get(listName);
+      if (!headerChoices) throw error(rowNumber, `${rowPrefix(rowNumber)} List name not in choices sheet: ${listName}`, 'unknown_list');
       rows.push({
         type: selectType,
         name: `reserved_name_for_field_list_labels_${rowNumber}`,
         control: { appearance: 'label' },
-        choices: choices.get(listName) ?? [],
+        choices: headerChoices,
         itemset: listName,
       });
     }
@@ -188,7 +190,14 @@ export function parseSelectRow(input: SelectInput): SelectResult | undefined {
   return { rows, orOther: otherQuestion !== undefined, tableList };
 }
 
-function addChoiceInfo(question: JsonObject, listName: string, choices: ChoiceLists, choiceFilter: string | undefined, extension: string): void {
+function addChoiceInfo(
+  question: JsonObject,
+  listName: string,
+  choices: ChoiceLists,
+  choiceFilter: string | undefined,
+  extension: string,
+  rowNumber: number,
+): void {
   question['itemset'] = listName;
   const params = question['parameters'];
   const randomized = isObject(params) && params['randomize'] === 'true';
@@ -202,7 +211,10 @@ function addChoiceInfo(question: JsonObject, listName: string, choices: ChoiceLi
       }
     }
   } else if (!(randomized || FILE_EXTENSIONS.has(extension) || hasReference(listName))) {
+    // pyxform fails here with a KeyError (e.g. select_one_external without a choice_filter).
+    const list = choices.get(listName);
+    if (!list) throw error(rowNumber, `${rowPrefix(rowNumber)} List name not in choices sheet: ${listName}`, 'unknown_list');
     question['list_name'] = listName;
-    question['choices'] = choices.get(listName) ?? [];
+    question['choices'] = list;
   }
 }
