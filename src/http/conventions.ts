@@ -1,7 +1,7 @@
 // Cross-cutting HTTP behaviour shared by every route: authentication and route access,
 // onadata's headers (Allow, Vary, Cache-Control, ETag, security headers), error bodies,
 // 404/405 answers and the `.json` format suffix.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps, RequestContext } from '../context.ts';
 import type {} from '@fastify/swagger';
@@ -139,30 +139,46 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     checkRouteAccess(config.access, actor, base.challenge);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const url = request.routeOptions.url;
-    const methods = url ? allowed.get(url) : undefined;
-    if (methods) reply.header('allow', ALL_METHODS.flatMap((m) => (methods.has(m) ? (m === 'GET' ? ['GET', 'HEAD'] : [m]) : [])).join(', '));
-    reply.header('vary', reply.getHeader('vary') ? `${String(reply.getHeader('vary'))}, Accept` : 'Accept');
-    if (request.routeOptions.config.openrosa) {
-      reply.header('x-openrosa-version', '1.0');
-      reply.header('x-openrosa-accept-content-length', String(deps.config.uploadLimitBytes));
+  // The Allow value of each route, worked out once (routes are all registered before serving).
+  const allowHeaders = new Map<string, string>();
+  const allowHeaderOf = (url: string): string | undefined => {
+    let header = allowHeaders.get(url);
+    if (header === undefined) {
+      const methods = allowed.get(url);
+      if (!methods) return undefined;
+      header = ALL_METHODS.flatMap((m) => (methods.has(m) ? (m === 'GET' ? ['GET', 'HEAD'] : [m]) : [])).join(', ');
+      allowHeaders.set(url, header);
     }
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    reply.header('referrer-policy', 'same-origin');
+    return header;
+  };
+  const maxAge = `max-age=${deps.config.cacheMaxAgeSeconds}`;
+  const privateMaxAge = `private, ${maxAge}`;
+  const uploadLimit = String(deps.config.uploadLimitBytes);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    // routeOptions is rebuilt on every access: read it once.
+    const { url, config } = request.routeOptions;
+    const allow = url ? allowHeaderOf(url) : undefined;
+    if (allow) reply.header('allow', allow);
+    const vary = reply.getHeader('vary');
+    reply.headers({
+      vary: vary ? `${String(vary)}, Accept` : 'Accept',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'referrer-policy': 'same-origin',
+    });
+    if (config.openrosa) reply.headers({ 'x-openrosa-version': '1.0', 'x-openrosa-accept-content-length': uploadLimit });
 
     const isGet = request.method === 'GET' || request.method === 'HEAD';
-    const ok = reply.statusCode >= 200 && reply.statusCode <= 202;
-    const cache = request.routeOptions.config.cache ?? 'none';
-    if (isGet && ok && cache !== 'none' && !reply.hasHeader('cache-control')) {
-      const maxAge = `max-age=${deps.config.cacheMaxAgeSeconds}`;
-      reply.header('cache-control', cache === 'private' ? `private, ${maxAge}` : maxAge);
+    const status = reply.statusCode;
+    const cache = config.cache ?? 'none';
+    if (isGet && status >= 200 && status <= 202 && cache !== 'none' && !reply.hasHeader('cache-control')) {
+      reply.header('cache-control', cache === 'private' ? privateMaxAge : maxAge);
     }
     // Hashing a body costs as much as writing it: large bodies (long lists, files) go without.
     const size = typeof payload === 'string' ? payload.length : Buffer.isBuffer(payload) ? payload.byteLength : Infinity;
-    if (isGet && reply.statusCode === 200 && size <= ETAG_MAX_BYTES && !reply.hasHeader('etag')) {
-      const etag = `"${createHash('md5').update(payload as string | Buffer).digest('hex')}"`;
+    if (isGet && status === 200 && size <= ETAG_MAX_BYTES && !reply.hasHeader('etag')) {
+      const etag = `"${hash('md5', payload as string | Buffer)}"`;
       reply.header('etag', etag);
       const match = request.headers['if-none-match'];
       if (match && match.split(',').some((tag) => tag.trim() === etag || tag.trim() === `W/${etag}`)) {

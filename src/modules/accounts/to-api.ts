@@ -1,5 +1,5 @@
 // User rows → the wire shapes of /users, /profiles and /user.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isoTimestamp } from '../../platform/clock.ts';
 import type { UserRow } from './repository.ts';
 
@@ -15,7 +15,7 @@ export function userToApi(user: UserRow): UserEntry {
 }
 
 export function gravatarUrl(email: string): string {
-  const digest = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  const digest = hash('md5', email.trim().toLowerCase());
   return `https://secure.gravatar.com/avatar/${digest}?d=mp&s=60`;
 }
 
