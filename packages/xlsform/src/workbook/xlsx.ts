@@ -65,6 +65,11 @@ function attr(tag: string, name: string): string | undefined {
 
 /** Text of every <t> in a run of XML (rich text runs joined), skipping phonetic (<rPh>) runs. */
 function textRuns(xml: string): string {
+  // The usual shared string is a single <t>...</t>.
+  if (xml.startsWith('<t') && xml.endsWith('</t>') && xml.indexOf('<t', 2) < 0) {
+    const open = xml.indexOf('>');
+    if (open > 0 && xml.charCodeAt(open - 1) !== 47) return unescapeXml(xml.slice(open + 1, xml.length - 4));
+  }
   let source = xml;
   if (source.includes('<rPh')) {
     let kept = '';

@@ -11,14 +11,18 @@ function isEmpty(value: Json | undefined): boolean {
   return false;
 }
 
-function pick(source: JsonObject, keys: ReadonlySet<string>, drop: ReadonlySet<string> = new Set()): JsonObject {
+function pick(source: JsonObject, keys: ReadonlySet<string>, drop?: readonly string[]): JsonObject {
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(source)) {
-    if (!keys.has(k) || k.startsWith('_') || drop.has(k) || k === 'parent' || k === 'extra_data' || k === 'children' || k === 'choices') continue;
-    if (!isEmpty(v)) out[k] = v;
+  for (const k in source) {
+    if (!keys.has(k) || k.charCodeAt(0) === 95 || k === 'parent' || k === 'extra_data' || k === 'children' || k === 'choices') continue;
+    if (drop !== undefined && drop.includes(k)) continue;
+    const v = source[k];
+    if (!isEmpty(v)) out[k] = v ?? null;
   }
   return out;
 }
+
+const GROUP_DROPPED = ['bind'];
 
 function optionJson(option: Option): JsonObject {
   return pick(option.source, OPTION_JSON_KEYS);
@@ -38,7 +42,7 @@ function itemsetJson(itemset: Itemset): JsonObject[] {
 
 function questionJson(q: Question): JsonObject {
   const keys = q.questionClass === 'select' || q.questionClass === 'range' || q.questionClass === 'geo' ? SELECT_JSON_KEYS : QUESTION_JSON_KEYS;
-  const out = pick(q.data, keys, new Set(q.typeDefaultKeys));
+  const out = pick(q.data, keys, q.typeDefaultKeys);
   // A label invented for "label" appearances shows in the JSON too.
   if (q.label === ' ' && !('label' in out)) out['label'] = ' ';
   for (const [k, v] of Object.entries(q.userValues)) if (!isEmpty(v)) out[k] = v;
@@ -57,7 +61,7 @@ function questionJson(q: Question): JsonObject {
 
 function sectionJson(section: Section): JsonObject {
   const keys = section.kind === 'entity' ? new Set(['name', 'label', 'type']) : SECTION_JSON_KEYS;
-  const out = pick(section.data, keys, section.kind === 'group' ? new Set(['bind']) : new Set());
+  const out = pick(section.data, keys, section.kind === 'group' ? GROUP_DROPPED : undefined);
   if (section.label === ' ' && !('label' in out)) out['label'] = ' ';
   out['type'] = section.kind;
   const children = section.children.map(elementJson).filter((c): c is JsonObject => c !== undefined);

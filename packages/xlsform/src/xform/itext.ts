@@ -62,7 +62,8 @@ function setText(translations: Translations, lang: string, path: string, form: s
     }
     own.push(path);
   }
-  const existing = language.forms.find((f) => f[0] === form);
+  let existing: [string, Entry | string] | undefined;
+  for (const f of language.forms) if (f[0] === form) existing = f;
   if (existing) existing[1] = value;
   else language.forms.push([form, value]);
   if (!texts.forms.includes(form)) texts.forms.push(form);
@@ -211,6 +212,53 @@ function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage:
 }
 
 /** The <itext> block, rendered straight to text (it is most of a big form's XForm). */
+interface TextWriter {
+  refs: References;
+  /** Indentation of <value> lines. */
+  indent: string;
+}
+
+/** One <value> line; '' for media a language lacks. */
+function valueLine(writer: TextWriter, kind: string, form: string, entry: Entry | string): string {
+  const raw = typeof entry === 'string' ? entry : entry.text;
+  const context = typeof entry === 'string' ? undefined : entry.context;
+  let prefix = '';
+  let formAttr = '';
+  if (kind === 'hint') formAttr = form === 'guidance' ? ' form="guidance"' : '';
+  else if (form !== 'long') {
+    if (raw === '-') return '';
+    prefix = form === 'image' || form === 'big-image' ? 'jr://images/' : `jr://${form}/`;
+    formAttr = ` form="${escapeAttr(form)}"`;
+  }
+  const outputs = writer.refs.insertOutputs(raw, context);
+  return textLine(writer.indent, 'value', formAttr, outputs !== undefined ? { raw: escapeText(prefix) + outputs } : { text: prefix + raw });
+}
+
+/** One <text> of one language, with "-" for the forms that language lacks. */
+function textBlock(writer: TextWriter, lang: string, path: string, texts: PathTexts, indent: string): string {
+  let language: LanguageTexts | undefined;
+  for (const l of texts.languages) {
+    if (l.lang === lang) {
+      language = l;
+      break;
+    }
+  }
+  const colon = path.indexOf(':');
+  const kind = colon >= 0 ? path.slice(colon + 1) : '';
+  const forms = language?.forms ?? [];
+  let values = '';
+  for (const [form, entry] of forms) values += valueLine(writer, kind, form, entry);
+  if (forms.length < texts.forms.length) {
+    for (const form of texts.forms) {
+      let present = false;
+      for (const f of forms) if (f[0] === form) present = true;
+      if (!present) values += valueLine(writer, kind, form, '-');
+    }
+  }
+  const id = ` id="${escapeAttr(path)}"`;
+  return values === '' ? `${indent}<text${id}/>\n` : `${indent}<text${id}>\n${values}${indent}</text>\n`;
+}
+
 /**
  * The <itext> block, rendered straight to text (it is most of a big form's
  * XForm). Every language gets every text: its own first, then the ones it
@@ -219,44 +267,21 @@ function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage:
 export function itextElement(translations: Translations, defaultLanguage: string, refs: References, indent: string): XmlChild {
   const i1 = `${indent}  `;
   const i2 = `${i1}  `;
-  const i3 = `${i2}  `;
+  const writer: TextWriter = { refs, indent: `${i2}  ` };
   let out = `${indent}<itext>\n`;
   for (const lang of translations.languages) {
     out += `${i1}<translation lang="${escapeAttr(lang)}"${lang === defaultLanguage ? ' default="true()"' : ''}>\n`;
     const own = translations.pathsByLanguage.get(lang) ?? [];
-    const write = (path: string, texts: PathTexts): void => {
-      const language = texts.languages.find((l) => l.lang === lang);
-      const colon = path.indexOf(':');
-      const kind = colon >= 0 ? path.slice(colon + 1) : '';
-      let values = '';
-      const value = (form: string, entry: Entry | string): void => {
-        const raw = typeof entry === 'string' ? entry : entry.text;
-        const context = typeof entry === 'string' ? undefined : entry.context;
-        let prefix = '';
-        let formAttr = '';
-        if (kind === 'hint') formAttr = form === 'guidance' ? ' form="guidance"' : '';
-        else if (form !== 'long') {
-          if (raw === '-') return;
-          prefix = form === 'image' || form === 'big-image' ? 'jr://images/' : `jr://${form}/`;
-          formAttr = ` form="${escapeAttr(form)}"`;
-        }
-        const outputs = refs.insertOutputs(raw, context);
-        values += textLine(i3, 'value', formAttr, outputs !== undefined ? { raw: escapeText(prefix) + outputs } : { text: prefix + raw });
-      };
-      const forms = language?.forms ?? [];
-      for (const [form, entry] of forms) value(form, entry);
-      if (forms.length < texts.forms.length) {
-        for (const form of texts.forms) if (!forms.some((f) => f[0] === form)) value(form, '-');
-      }
-      const id = ` id="${escapeAttr(path)}"`;
-      out += values === '' ? `${i2}<text${id}/>\n` : `${i2}<text${id}>\n${values}${i2}</text>\n`;
-    };
     for (const path of own) {
       const texts = translations.paths.get(path);
-      if (texts) write(path, texts);
+      if (texts) out += textBlock(writer, lang, path, texts, i2);
     }
     if (own.length < translations.paths.size) {
-      for (const [path, texts] of translations.paths) if (!texts.languages.some((l) => l.lang === lang)) write(path, texts);
+      for (const [path, texts] of translations.paths) {
+        let has = false;
+        for (const l of texts.languages) if (l.lang === lang) has = true;
+        if (!has) out += textBlock(writer, lang, path, texts, i2);
+      }
     }
     out += `${i1}</translation>\n`;
   }
