@@ -25,10 +25,22 @@ export function xpathRelativeTo(element: SurveyElement, ancestor: Section | unde
   return `/${parts.join('/')}`;
 }
 
-export function* descendants(section: Section): Generator<SurveyElement> {
-  yield section;
-  for (const child of section.children) {
-    if (isSection(child)) yield* descendants(child);
-    else yield child;
-  }
+// The tree does not change shape once built, so each section's list is kept.
+const descendantsCache = new WeakMap<Section, SurveyElement[]>();
+
+/** The section and everything below it, in document order. */
+export function descendants(section: Section): SurveyElement[] {
+  const cached = descendantsCache.get(section);
+  if (cached) return cached;
+  const out: SurveyElement[] = [];
+  const visit = (s: Section): void => {
+    out.push(s);
+    for (const child of s.children) {
+      if (isSection(child)) visit(child);
+      else out.push(child);
+    }
+  };
+  visit(section);
+  descendantsCache.set(section, out);
+  return out;
 }
