@@ -108,6 +108,8 @@ describe('readers', () => {
         ['integer', 'a', 'A', 5],
         ['decimal', 'b', 'B', 2.5],
         ['text', 'c', 'C', true],
+        ['integer', 'd', 'D', 0],
+        ['text', 'e', 'E', false],
       ]),
       'survey',
     );
@@ -115,7 +117,7 @@ describe('readers', () => {
       const bytes = new Uint8Array(XLSX.write(wb, { type: 'array', bookType }) as ArrayBuffer);
       const result = convert(bytes, { fileName: `numbers.${bookType}` });
       assert.ok(result.ok, JSON.stringify(result));
-      assertXml(result.xform, '<a>5</a>', '<b>2.5</b>', '<c>TRUE</c>');
+      assertXml(result.xform, '<a>5</a>', '<b>2.5</b>', '<c>TRUE</c>', '<d>0</d>', '<e>FALSE</e>');
     }
   });
 

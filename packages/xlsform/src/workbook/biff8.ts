@@ -215,7 +215,7 @@ function sheetGrid(stream: Uint8Array, view: DataView, offset: number, strings: 
     (grid[row] ??= [])[col] = cell;
   };
   const number = (row: number, col: number, xf: number, value: number): void => {
-    put(row, col, { v: value, date: isDate[xf] === true });
+    put(row, col, isDate[xf] === true ? { date: value } : value);
   };
   const list = records(stream, offset, stream.length);
   let pendingFormula: { row: number; col: number } | undefined;
@@ -225,11 +225,11 @@ function sheetGrid(stream: Uint8Array, view: DataView, offset: number, strings: 
     const at = r.start;
     switch (r.type) {
       case LABELSST:
-        put(view.getUint16(at, true), view.getUint16(at + 2, true), { v: strings[view.getUint32(at + 6, true)] ?? '' });
+        put(view.getUint16(at, true), view.getUint16(at + 2, true), strings[view.getUint32(at + 6, true)] ?? '');
         break;
       case LABEL: {
         const reader = new SegmentReader(stream, [{ type: r.type, start: at + 6, length: r.length - 6 }]);
-        put(view.getUint16(at, true), view.getUint16(at + 2, true), { v: reader.richString() });
+        put(view.getUint16(at, true), view.getUint16(at + 2, true), reader.richString());
         break;
       }
       case NUMBER:
@@ -249,8 +249,8 @@ function sheetGrid(stream: Uint8Array, view: DataView, offset: number, strings: 
         const row = view.getUint16(at, true);
         const col = view.getUint16(at + 2, true);
         const value = stream[at + 6] ?? 0;
-        if (stream[at + 7] === 0) put(row, col, { v: value === 1 });
-        else put(row, col, { v: ERRORS[value] ?? '#N/A' });
+        if (stream[at + 7] === 0) put(row, col, value === 1);
+        else put(row, col, ERRORS[value] ?? '#N/A');
         break;
       }
       case FORMULA: {
@@ -261,8 +261,8 @@ function sheetGrid(stream: Uint8Array, view: DataView, offset: number, strings: 
         else {
           const kind = stream[at + 6] ?? 3;
           if (kind === 0) pendingFormula = { row, col };
-          else if (kind === 1) put(row, col, { v: stream[at + 8] === 1 });
-          else if (kind === 2) put(row, col, { v: ERRORS[stream[at + 8] ?? 0] ?? '#N/A' });
+          else if (kind === 1) put(row, col, stream[at + 8] === 1);
+          else if (kind === 2) put(row, col, ERRORS[stream[at + 8] ?? 0] ?? '#N/A');
         }
         break;
       }
@@ -273,7 +273,7 @@ function sheetGrid(stream: Uint8Array, view: DataView, offset: number, strings: 
             const c = list[j];
             if (c) segments.push(c);
           }
-          put(pendingFormula.row, pendingFormula.col, { v: new SegmentReader(stream, segments).richString() });
+          put(pendingFormula.row, pendingFormula.col, new SegmentReader(stream, segments).richString());
           pendingFormula = undefined;
         }
         break;

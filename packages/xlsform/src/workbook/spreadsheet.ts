@@ -90,9 +90,9 @@ function sheetJsGrid(sheet: SheetJs.WorkSheet | undefined): RawGrid {
       if (v === undefined || v === null || v instanceof Date) return undefined;
       if (typeof v === 'number') {
         const z = cell?.z;
-        return { v, date: typeof z === 'string' && isDateFormat(z) };
+        return typeof z === 'string' && isDateFormat(z) ? { date: v } : v;
       }
-      return { v };
+      return v;
     }),
   );
 }
@@ -151,15 +151,16 @@ function cellText(
   row: number,
   dates: DateSystem,
 ): string | undefined {
-  if (!cell) return undefined;
-  const value = cell.v;
+  if (cell === undefined) return undefined;
+  const value = cell;
   if (typeof value === 'string') {
     const trimmed = value.trim();
     if (trimmed === '') return undefined;
     return trimmed.includes('\u00a0') ? trimmed.replaceAll('\u00a0', ' ') : trimmed;
   }
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (typeof value === 'number') return cell.date ? serialDateText(value, dates, sheet, column, row) : numberText(value);
+  if (typeof value === 'number') return numberText(value);
+  if (typeof value === 'object') return serialDateText(value.date, dates, sheet, column, row);
   return undefined;
 }
 

@@ -142,16 +142,17 @@ function cellValue(attrs: string, inner: string, strings: string[], dates: boole
   const type = attrValue(attrs, ' t="') ?? 'n';
   if (type === 'inlineStr') {
     const is = INLINE.exec(inner);
-    return is ? { v: textRuns(is[1] ?? '') } : undefined;
+    return is ? textRuns(is[1] ?? '') : undefined;
   }
   const v = VALUE.exec(inner);
   if (!v) return undefined;
   const raw = v[1] ?? '';
-  if (type === 's') return { v: strings[Number(raw)] ?? '' };
-  if (type === 'str' || type === 'e' || type === 'd') return { v: unescapeXml(raw) };
-  if (type === 'b') return { v: raw === '1' || raw === 'true' };
+  if (type === 's') return strings[Number(raw)] ?? '';
+  if (type === 'str' || type === 'e' || type === 'd') return unescapeXml(raw);
+  if (type === 'b') return raw === '1' || raw === 'true';
   const style = attrValue(attrs, ' s="');
-  return { v: Number(raw), date: style !== undefined && dates[Number(style)] === true };
+  const n = Number(raw);
+  return style !== undefined && dates[Number(style)] === true ? { date: n } : n;
 }
 
 /**
@@ -178,7 +179,7 @@ function worksheetGridByReference(data: string, strings: string[], dates: boolea
     if (close < 0) return grid;
     pos = close + 4;
     const value = cellValue(attrs, data.slice(tagEnd + 1, close), strings, dates);
-    if (!value) continue;
+    if (value === undefined) continue;
     let split = 0;
     while (split < ref.length && ref.charCodeAt(split) >= 65) split++;
     const row = Number(ref.slice(split)) - 1;
@@ -237,7 +238,7 @@ function worksheetGrid(xml: string, strings: string[], dates: boolean[]): RawGri
       nextCol = c + 1;
       if (!cell.body) continue;
       const value = cellValue(cell.attrs, cell.body, strings, dates);
-      if (value) cells[c] = value;
+      if (value !== undefined) cells[c] = value;
     }
     grid[r] = cells;
   }
