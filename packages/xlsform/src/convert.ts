@@ -28,7 +28,7 @@ export function convert(input: Uint8Array | string, options: ConvertOptions): Co
   try {
     const warnings: string[] = [];
     const workbook = readWorkbook(input, options.fileName);
-    const { json, externalChoices, externalChoicesSheet, usesExternalChoices } = workbookToJson(workbook, {
+    const { json, externalChoicesSheet, usesExternalChoices } = workbookToJson(workbook, {
       rootName: options.rootName ?? 'data',
       fallbackName: fileStem(options.fileName),
       warnings,
@@ -51,7 +51,6 @@ export function convert(input: Uint8Array | string, options: ConvertOptions): Co
       if (csv !== undefined) result.itemsetsCsv = csv;
       else warnings.push("Could not export itemsets.csv, the 'external_choices' sheet is missing.");
     }
-    void externalChoices;
     const optional: Array<['version' | 'publicKey' | 'submissionUrl' | 'instanceName', string]> = [
       ['version', 'version'],
       ['publicKey', 'public_key'],

@@ -7,7 +7,7 @@ import { SURVEY_COLUMNS } from '../spec/columns.ts';
 import { DEPRECATED_DEVICE_ID_TYPES, EXTERNAL_INSTANCE_TYPES, GEO_TYPES, TYPE_ALIASES } from '../spec/question-types.ts';
 import type { JsonObject } from '../types.ts';
 import type { Sheet, Workbook } from '../workbook/model.ts';
-import { parseChoices, parseListSheet, type ChoiceLists } from './choices.ts';
+import { parseChoices, parseListSheet } from './choices.ts';
 import { defaultIsDynamic, isXmlTag } from './expression.ts';
 import { groupSheet } from './headers.ts';
 import { copyObject, nested, pyRepr, sheetMisspelling, text } from './json-helpers.ts';
@@ -43,7 +43,7 @@ export interface ParseOptions {
 
 export interface ParsedForm {
   json: JsonObject;
-  externalChoices: ChoiceLists | undefined;
+  /** The external_choices sheet as written, for itemsets.csv. */
   externalChoicesSheet: Sheet | undefined;
   /** A select_one_external question exists, so itemsets.csv is wanted. */
   usesExternalChoices: boolean;
@@ -400,6 +400,6 @@ export function workbookToJson(workbook: Workbook, options: ParseOptions): Parse
     else rootChildren.push({ name: 'meta', type: 'group', control: { bodyless: true }, children: metaChildren });
   }
   checkReferences(workbook, survey.headers, choiceHeaders, elementNames);
-  return { json, externalChoices, externalChoicesSheet: workbook.sheets.get('external_choices'), usesExternalChoices };
+  return { json, externalChoicesSheet: workbook.sheets.get('external_choices'), usesExternalChoices };
 }
 
