@@ -16,7 +16,7 @@ const OPTION_KEYS = new Set(['name', 'label', 'media', 'sms_option']);
 
 export function makeOption(source: JsonObject): Option {
   const extra: Array<[string, Json]> = [];
-  for (const [k, v] of Object.entries(source)) if (!OPTION_KEYS.has(k)) extra.push([k, v]);
+  for (const k in source) if (!OPTION_KEYS.has(k)) extra.push([k, source[k] ?? null]);
   const media = source['media'];
   return {
     name: text(source['name']) ?? '',

@@ -126,6 +126,18 @@ function columnIndex(ref: string): number {
   return col - 1;
 }
 
+/** The text of a cell's <v> element, found without a regex (it runs once per cell). */
+function valueText(inner: string): string | undefined {
+  const open = inner.indexOf('<v');
+  if (open < 0) return undefined;
+  const next = inner.charCodeAt(open + 2);
+  if (next !== 62 && next !== 32) return undefined;
+  const start = inner.indexOf('>', open);
+  const end = inner.indexOf('</v>', start);
+  if (start < 0 || end < 0) return undefined;
+  return inner.slice(start + 1, end);
+}
+
 /** A cell attribute's raw value (cell attributes never need unescaping). */
 function attrValue(attrs: string, prefix: string): string | undefined {
   const at = attrs.indexOf(prefix);
@@ -135,18 +147,16 @@ function attrValue(attrs: string, prefix: string): string | undefined {
   return end < 0 ? undefined : attrs.slice(start, end);
 }
 
-const VALUE = /<v(?:\s[^>]*)?>([\s\S]*?)<\/v>/;
-const INLINE = /<is>([\s\S]*?)<\/is>/;
 
 function cellValue(attrs: string, inner: string, strings: string[], dates: boolean[]): RawCell | undefined {
   const type = attrValue(attrs, ' t="') ?? 'n';
   if (type === 'inlineStr') {
-    const is = INLINE.exec(inner);
-    return is ? textRuns(is[1] ?? '') : undefined;
+    const open = inner.indexOf('<is>');
+    const close = inner.indexOf('</is>', open);
+    return open >= 0 && close >= 0 ? textRuns(inner.slice(open + 4, close)) : undefined;
   }
-  const v = VALUE.exec(inner);
-  if (!v) return undefined;
-  const raw = v[1] ?? '';
+  const raw = valueText(inner);
+  if (raw === undefined) return undefined;
   if (type === 's') return strings[Number(raw)] ?? '';
   if (type === 'str' || type === 'e' || type === 'd') return unescapeXml(raw);
   if (type === 'b') return raw === '1' || raw === 'true';

@@ -33,7 +33,9 @@ export class BodyWriter {
     if (!e.bind || (isSection(e) && e.flat)) return '';
     const path = xpathOf(e);
     let line = `${indent}<bind nodeset="${escapeAttr(path)}"`;
-    for (const [key, raw] of Object.entries(e.bind)) {
+    const bind = e.bind;
+    for (const key in bind) {
+      const raw = bind[key];
       if (key === 'calculate' && e.kind === 'question' && e.trigger && e.trigger.length > 0) continue;
       let value: string;
       if (CONVERTIBLE_BIND_ATTRIBUTES.has(key) && typeof raw === 'string' && raw in BINDING_CONVERSIONS) value = BINDING_CONVERSIONS[raw] ?? raw;

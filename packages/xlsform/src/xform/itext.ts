@@ -16,7 +16,9 @@ interface Entry {
 /** One language's forms ("long", "guidance", "image", ...) of one text, in insertion order. */
 interface LanguageTexts {
   lang: string;
-  forms: Array<[string, Entry | string]>;
+  /** Forms and their values, as parallel arrays (no pair object per value). */
+  forms: string[];
+  values: Array<Entry | string>;
 }
 
 /** One itext id: the union of its forms over all languages, and each language's values. */
@@ -52,7 +54,7 @@ function setText(translations: Translations, lang: string, path: string, form: s
     }
   }
   if (!language) {
-    language = { lang, forms: [] };
+    language = { lang, forms: [], values: [] };
     texts.languages.push(language);
     let own = translations.pathsByLanguage.get(lang);
     if (!own) {
@@ -62,10 +64,12 @@ function setText(translations: Translations, lang: string, path: string, form: s
     }
     own.push(path);
   }
-  let existing: [string, Entry | string] | undefined;
-  for (const f of language.forms) if (f[0] === form) existing = f;
-  if (existing) existing[1] = value;
-  else language.forms.push([form, value]);
+  const at = language.forms.indexOf(form);
+  if (at >= 0) language.values[at] = value;
+  else {
+    language.forms.push(form);
+    language.values.push(value);
+  }
   if (!texts.forms.includes(form)) texts.forms.push(form);
 }
 
@@ -235,7 +239,7 @@ function valueLine(writer: TextWriter, kind: string, form: string, entry: Entry 
 }
 
 /** One <text> of one language, with "-" for the forms that language lacks. */
-function textBlock(writer: TextWriter, lang: string, path: string, texts: PathTexts, indent: string): string {
+function textBlock(writer: TextWriter, lang: string, path: string, texts: PathTexts, indent: string, out: string[]): void {
   let language: LanguageTexts | undefined;
   for (const l of texts.languages) {
     if (l.lang === lang) {
@@ -246,17 +250,14 @@ function textBlock(writer: TextWriter, lang: string, path: string, texts: PathTe
   const colon = path.indexOf(':');
   const kind = colon >= 0 ? path.slice(colon + 1) : '';
   const forms = language?.forms ?? [];
+  const entries = language?.values ?? [];
   let values = '';
-  for (const [form, entry] of forms) values += valueLine(writer, kind, form, entry);
+  for (let i = 0; i < forms.length; i++) values += valueLine(writer, kind, forms[i] ?? '', entries[i] ?? '-');
   if (forms.length < texts.forms.length) {
-    for (const form of texts.forms) {
-      let present = false;
-      for (const f of forms) if (f[0] === form) present = true;
-      if (!present) values += valueLine(writer, kind, form, '-');
-    }
+    for (const form of texts.forms) if (!forms.includes(form)) values += valueLine(writer, kind, form, '-');
   }
-  const id = ` id="${escapeAttr(path)}"`;
-  return values === '' ? `${indent}<text${id}/>\n` : `${indent}<text${id}>\n${values}${indent}</text>\n`;
+  if (values === '') out.push(indent, '<text id="', escapeAttr(path), '"/>\n');
+  else out.push(indent, '<text id="', escapeAttr(path), '">\n', values, indent, '</text>\n');
 }
 
 /**
@@ -268,23 +269,23 @@ export function itextElement(translations: Translations, defaultLanguage: string
   const i1 = `${indent}  `;
   const i2 = `${i1}  `;
   const writer: TextWriter = { refs, indent: `${i2}  ` };
-  let out = `${indent}<itext>\n`;
+  const out: string[] = [indent, '<itext>\n'];
   for (const lang of translations.languages) {
-    out += `${i1}<translation lang="${escapeAttr(lang)}"${lang === defaultLanguage ? ' default="true()"' : ''}>\n`;
+    out.push(i1, '<translation lang="', escapeAttr(lang), lang === defaultLanguage ? '" default="true()">\n' : '">\n');
     const own = translations.pathsByLanguage.get(lang) ?? [];
     for (const path of own) {
       const texts = translations.paths.get(path);
-      if (texts) out += textBlock(writer, lang, path, texts, i2);
+      if (texts) textBlock(writer, lang, path, texts, i2, out);
     }
     if (own.length < translations.paths.size) {
       for (const [path, texts] of translations.paths) {
         let has = false;
         for (const l of texts.languages) if (l.lang === lang) has = true;
-        if (!has) out += textBlock(writer, lang, path, texts, i2);
+        if (!has) textBlock(writer, lang, path, texts, i2, out);
       }
     }
-    out += `${i1}</translation>\n`;
+    out.push(i1, '</translation>\n');
   }
-  out += `${indent}</itext>\n`;
-  return { block: out };
+  out.push(indent, '</itext>\n');
+  return { block: out.join('') };
 }

@@ -15,7 +15,10 @@ export type XmlChild = XmlElement | { text: string } | { raw: string } | { block
 
 export function el(tag: string, attrs: Record<string, string | undefined> = {}, children: XmlChild[] = []): XmlElement {
   const list: Array<[string, string]> = [];
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) list.push([k, v]);
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== undefined) list.push([k, v]);
+  }
   return { tag, attrs: list, children };
 }
 
