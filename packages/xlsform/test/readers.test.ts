@@ -224,3 +224,15 @@ describe('damaged files', () => {
     }
   });
 });
+
+describe('number cells', () => {
+  it('print as Python prints them (exponents below 1e-4, integers in full)', async () => {
+    const { numberText } = await import('../src/workbook/spreadsheet.ts');
+    assert.equal(numberText(5), '5');
+    assert.equal(numberText(0.0001), '0.0001');
+    assert.equal(numberText(0.00001), '1e-05');
+    assert.equal(numberText(-0.00002), '-2e-05');
+    assert.equal(numberText(1e21), '1000000000000000000000');
+    assert.equal(numberText(123456789.123), '123456789.123');
+  });
+});

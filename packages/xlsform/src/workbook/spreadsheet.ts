@@ -164,11 +164,20 @@ function cellText(
   return undefined;
 }
 
+/**
+ * A number as Python's str() prints it: integral values without ".0" (and in
+ * full), other values in the shortest round-trip form, switching to
+ * exponent notation below 1e-4 or from 1e16 ("1e-05", "1.5e+16").
+ */
 export function numberText(value: number): string {
-  if (Number.isInteger(value)) return String(value);
-  const text = String(value);
-  // Python writes exponents with at least two digits (1e-05); JavaScript does not (1e-5).
-  return text.replace(/e([+-])(\d)$/, 'e$10$2');
+  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
+  const [mantissa = '', exponentText = '0'] = value.toExponential().split('e');
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 16) {
+    const sign = exponent < 0 ? '-' : '+';
+    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  }
+  return String(value);
 }
 
 function pad(n: number, width = 2): string {

@@ -158,7 +158,9 @@ function cellValue(attrs: string, inner: string, strings: string[], dates: boole
   const raw = valueText(inner);
   if (raw === undefined) return undefined;
   if (type === 's') return strings[Number(raw)] ?? '';
-  if (type === 'str' || type === 'e' || type === 'd') return unescapeXml(raw);
+  if (type === 'str' || type === 'e') return unescapeXml(raw);
+  // ISO 8601 date cells (strict OOXML) print as Python prints a datetime.
+  if (type === 'd') return raw.replace('T', ' ').replace(/(\.0+)?Z?$/, '');
   if (type === 'b') return raw === '1' || raw === 'true';
   const style = attrValue(attrs, ' s="');
   const n = Number(raw);
