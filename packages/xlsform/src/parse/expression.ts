@@ -18,7 +18,6 @@ export function isXmlTag(value: string): boolean {
 /** `${name}` or `${last-saved#name}`. */
 // eslint-disable-next-line no-misleading-character-class
 export const PYXFORM_REF = new RegExp(`\\$\\{(last-saved#)?(${NCNAME})\\}`, 'g');
-const REF_OUTER = /\$\{([^}]+)\}|\$\{[^}]*$/g;
 // eslint-disable-next-line no-misleading-character-class
 const REF_INNER = new RegExp(`^(last-saved#)?(${NCNAME})$`);
 
@@ -27,13 +26,38 @@ export interface ParsedReference {
   lastSaved: boolean;
 }
 
+/**
+ * The `${...}` candidates in the text: the inside of each (undefined for an
+ * unterminated one). `${}` is not a candidate. Found with indexOf, so a text
+ * full of `${` stays linear.
+ */
+function referenceCandidates(value: string, limit = Infinity): Array<string | undefined> {
+  const out: Array<string | undefined> = [];
+  let from = 0;
+  while (out.length < limit) {
+    const start = value.indexOf('${', from);
+    if (start < 0) break;
+    const end = value.indexOf('}', start + 2);
+    if (end < 0) {
+      out.push(undefined);
+      break;
+    }
+    if (end === start + 2) {
+      from = start + 1;
+      continue;
+    }
+    out.push(value.slice(start + 2, end));
+    from = end + 1;
+  }
+  return out;
+}
+
 /** Every reference in the text, or 'malformed' at the first bad `${...}`. */
 export function parseReferences(value: string): ParsedReference[] | 'malformed' {
   if (value.length <= 2 || !value.includes('${')) return [];
   const refs: ParsedReference[] = [];
-  REF_OUTER.lastIndex = 0;
-  for (let m = REF_OUTER.exec(value); m; m = REF_OUTER.exec(value)) {
-    const inner = m[1] === undefined ? undefined : REF_INNER.exec(m[1]);
+  for (const candidate of referenceCandidates(value)) {
+    const inner = candidate === undefined ? undefined : REF_INNER.exec(candidate);
     if (!inner) return 'malformed';
     refs.push({ name: inner[2] ?? '', lastSaved: inner[1] !== undefined });
   }
@@ -43,9 +67,8 @@ export function parseReferences(value: string): ParsedReference[] | 'malformed' 
 /** The text holds a well-formed reference (the first `${` must be well formed). */
 export function hasReference(value: string): boolean {
   if (value.length <= 2 || !value.includes('${')) return false;
-  REF_OUTER.lastIndex = 0;
-  const m = REF_OUTER.exec(value);
-  return m !== null && m[1] !== undefined && REF_INNER.test(m[1]);
+  const [first] = referenceCandidates(value, 1);
+  return first !== undefined && REF_INNER.test(first);
 }
 
 const WHOLE_REF = /^\$\{([^}]+)\}$/;
