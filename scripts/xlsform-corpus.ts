@@ -26,8 +26,9 @@ for (const name of readdirSync(formsDir).sort()) {
   }
 }
 
+console.log(`outputs in ${outDir}`);
 const compare = spawnSync('python3', [join(corpus, 'compare.py'), outDir, '--json', ...extraArgs], { encoding: 'utf8' });
+// compare.py's last line is the summary: "N identical, M differ, K missing, E expected-errors-matched".
 process.stdout.write(compare.stdout);
 process.stderr.write(compare.stderr);
-console.log(`outputs in ${outDir}`);
 process.exit(compare.status ?? 1);
