@@ -161,6 +161,22 @@ describe('listing and reading forms', () => {
     assert.deepEqual((await get('/api/v1/forms?owner=noone', bob)).json(), []);
   });
 
+  test('each list entry is the form’s full representation without metadata, form_versions and submission_count_for_today', async () => {
+    const extra = Number((await publishOk(bob, 'list_shape_form'))['formid']);
+    await send('POST', `/api/v1/forms/${extra}/labels`, bob, { tags: 'b,a' });
+    await send('POST', `/api/v1/forms/${extra}/share`, bob, { username: 'tom', role: 'readonly' });
+    const list = (await get('/api/v1/forms', bob)).json() as Json[];
+    assert.ok(list.length >= 2);
+    for (const entry of list) {
+      const full = (await get(`/api/v1/forms/${entry['formid']}`, bob)).json() as Json;
+      delete full['metadata'];
+      delete full['form_versions'];
+      delete full['submission_count_for_today'];
+      assert.deepEqual(Object.keys(entry), Object.keys(full));
+      assert.deepEqual(entry, full);
+    }
+  });
+
   test('a public form is listed for anonymous callers and /forms/public, but not in other users’ lists', async () => {
     const patch = await send('PATCH', `/api/v1/forms/${formId}`, bob, { public: true });
     assert.equal(patch.statusCode, 200);

@@ -43,14 +43,29 @@ function liveForms(db: DbOrTx) {
     .selectFrom('forms as f')
     .innerJoin('users as o', 'o.id', 'f.owner_id')
     .leftJoin('users as c', 'c.id', 'f.created_by')
+    // One aggregate per form over its 16 counter shards.
+    .leftJoin(
+      (eb) =>
+        eb
+          .selectFrom('form_stats')
+          .select([
+            'form_id',
+            sql<number>`sum(submissions)::int`.as('submissions'),
+            sql<number>`sum(geopoints)::int`.as('geopoints'),
+            sql<Date | null>`max(last_submission_time)`.as('last_submission_time'),
+          ])
+          .groupBy('form_id')
+          .as('st'),
+      (join) => join.onRef('st.form_id', '=', 'f.id'),
+    )
     .select(SUMMARY_COLUMNS)
     .select([
       isoText('f.date_created').as('date_created'),
       isoText('f.date_modified').as('date_modified'),
       isoText('f.last_updated_at').as('last_updated_at'),
-      sql<string | null>`(SELECT to_char(max(s.last_submission_time) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM form_stats s WHERE s.form_id = f.id)`.as('last_submission_time'),
-      sql<number>`(SELECT coalesce(sum(s.submissions), 0)::int FROM form_stats s WHERE s.form_id = f.id)`.as('num_of_submissions'),
-      sql<boolean>`EXISTS (SELECT 1 FROM form_stats s WHERE s.form_id = f.id AND s.geopoints > 0)`.as('instances_with_geopoints'),
+      sql<string | null>`to_char(st.last_submission_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('last_submission_time'),
+      sql<number>`coalesce(st.submissions, 0)`.as('num_of_submissions'),
+      sql<boolean>`coalesce(st.geopoints > 0, false)`.as('instances_with_geopoints'),
       isoText('f.deleted_at').as('deleted_at'),
       'o.username as owner_username',
       'c.username as created_by_username',
@@ -76,8 +91,14 @@ export interface FormListFilter {
   instancesWithOsm?: boolean;
 }
 
-export async function listLiveForms(db: DbOrTx, filter: FormListFilter): Promise<FormRow[]> {
-  let query = liveForms(db);
+/** Ids of the live forms matching the filter, in id order. */
+export async function listLiveFormIds(db: DbOrTx, filter: FormListFilter): Promise<number[]> {
+  let query = db
+    .selectFrom('forms as f')
+    .innerJoin('users as o', 'o.id', 'f.owner_id')
+    .select('f.id')
+    .where('f.deleted_at', 'is', null)
+    .where('o.is_active', '=', true);
   if (filter.memberId !== undefined) {
     const memberId = filter.memberId;
     query = query.where((eb) =>
@@ -94,7 +115,17 @@ export async function listLiveForms(db: DbOrTx, filter: FormListFilter): Promise
       eb.exists(eb.selectFrom('form_tags as t').select('t.form_id').whereRef('t.form_id', '=', 'f.id').where(sql<string>`lower(t.tag)`, 'in', tags)),
     );
   }
-  return query.orderBy('f.id').execute();
+  return (await query.orderBy('f.id').execute()).map((r) => r.id);
+}
+
+export async function listLiveForms(db: DbOrTx, filter: FormListFilter): Promise<FormRow[]> {
+  const ids = await listLiveFormIds(db, filter);
+  return findLiveFormsByIds(db, ids);
+}
+
+export async function findLiveFormsByIds(db: DbOrTx, ids: readonly number[]): Promise<FormRow[]> {
+  if (ids.length === 0) return [];
+  return liveForms(db).where(sql<boolean>`f.id = ANY(${[...ids]}::int[])`).orderBy('f.id').execute();
 }
 
 /** All forms of a project, live or deleted, for role propagation. */
