@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
 import { sendPage } from '../../http/list-reply.ts';
+import { pageWindow, paginate } from '../../http/pagination.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
@@ -40,7 +41,13 @@ export function registerFormRoutes(app: FastifyInstance): void {
         ...PageQuery,
       }),
     },
-    handler: async (request, reply) => sendPage(request, reply, await forms.listForms(request.ctx, request.query)),
+    handler: async (request, reply) => {
+      // Page over ids first, so only the page's forms are represented.
+      const ids = await forms.listFormIds(request.ctx, request.query);
+      const { pageItems, link } = paginate(ids, pageWindow(request.query), request.url, request.ctx.baseUrl);
+      if (link) reply.header('link', link);
+      return reply.send(await forms.shortForms(request.ctx, pageItems));
+    },
   });
 
   app.get('/api/v1/forms/public', {

@@ -141,10 +141,11 @@ export async function publishForm(ctx: RequestContext, body: ParsedBody): Promis
 
 // ---------------------------------------------------------------- list and read
 
-export async function listForms(
+/** Ids of the forms GET /api/v1/forms lists: the caller's (anonymous: public ones), filtered. */
+export async function listFormIds(
   ctx: RequestContext,
   query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined; instances_with_osm?: string | undefined },
-): Promise<Record<string, unknown>[]> {
+): Promise<number[]> {
   let ownerId: number | undefined;
   if (query.owner) {
     const owner = await findActiveUserByUsername(ctx.db, query.owner);
@@ -153,13 +154,17 @@ export async function listForms(
   }
   const tags = parseTags(query.tags ?? query.tag ?? '');
   const osm = query.instances_with_osm === undefined ? undefined : parseBoolean(query.instances_with_osm);
-  const rows = await repo.listLiveForms(ctx.db, {
+  return repo.listLiveFormIds(ctx.db, {
     ...(isAuthenticated(ctx.actor) ? { memberId: ctx.actor.user.id } : { sharedOnly: true }),
     ...(ownerId !== undefined ? { ownerId } : {}),
     ...(tags.length ? { tags } : {}),
     ...(osm !== undefined ? { instancesWithOsm: osm } : {}),
   });
-  return representForms(ctx, rows, 'short');
+}
+
+/** The short representation of these forms (one page of a list). */
+export async function shortForms(ctx: RequestContext, ids: readonly number[]): Promise<Record<string, unknown>[]> {
+  return representForms(ctx, await repo.findLiveFormsByIds(ctx.db, ids), 'short');
 }
 
 export async function listPublicForms(ctx: RequestContext): Promise<Record<string, unknown>[]> {
