@@ -36,14 +36,14 @@ export interface SubmissionOutcome {
   kind: 'created' | 'edited' | 'duplicate';
   instanceId: number;
   uuid: string;
-  form: forms.FormRow;
+  form: repo.SubmissionForm;
   submissionDate: string;
 }
 
 const schemaCache = new Map<string, FormSchema>();
 
 /** Parsing needs the form's schema; it is built once per form definition (hash) and process. */
-async function schemaOf(db: DbOrTx, form: forms.FormRow): Promise<FormSchema> {
+async function schemaOf(db: DbOrTx, form: repo.SubmissionForm): Promise<FormSchema> {
   const key = `${form.id}:${form.hash}`;
   const cached = schemaCache.get(key);
   if (cached) return cached;
@@ -61,22 +61,22 @@ function peekIdentity(xml: string): { idString: string | undefined; formhubUuid:
   return { idString: id, formhubUuid: formhub || undefined };
 }
 
-async function findTargetForm(ctx: RequestContext, xml: string, owner: UserRow | undefined): Promise<forms.FormRow> {
+async function findTargetForm(ctx: RequestContext, xml: string, owner: UserRow | undefined): Promise<repo.SubmissionForm> {
   const { idString, formhubUuid } = peekIdentity(xml);
   if (formhubUuid) {
-    const byUuid = await forms.findLiveFormByUuid(ctx.db, formhubUuid);
+    const byUuid = await repo.findSubmissionFormByUuid(ctx.db, formhubUuid);
     if (byUuid && (!owner || byUuid.owner_id === owner.id)) return byUuid;
   }
   const account = owner ?? (isAuthenticated(ctx.actor) ? ctx.actor.user : undefined);
   if (!idString) throw errors.badRequest('Improperly formatted XML.');
-  const form = account ? await forms.findLiveFormByIdString(ctx.db, account.id, idString) : undefined;
+  const form = account ? await repo.findSubmissionFormByIdString(ctx.db, account.id, idString) : undefined;
   if (!form) throw errors.noMatch('XForm');
   return form;
 }
 
 /** onadata's rules: data-entry roles may submit; others only where neither account nor form require auth. */
-async function checkMaySubmit(ctx: RequestContext, form: forms.FormRow, target: SubmissionTarget): Promise<void> {
-  const owner = await findActiveUserById(ctx.db, form.owner_id);
+async function checkMaySubmit(ctx: RequestContext, form: repo.SubmissionForm, target: SubmissionTarget, knownOwner: UserRow | undefined): Promise<void> {
+  const owner = knownOwner?.id === form.owner_id ? knownOwner : await findActiveUserById(ctx.db, form.owner_id);
   if (!owner) throw errors.noMatch('XForm');
   const requireAuth = target.ownerless || owner.require_auth || form.require_auth;
   if (!isAuthenticated(ctx.actor)) {
@@ -90,7 +90,7 @@ async function checkMaySubmit(ctx: RequestContext, form: forms.FormRow, target: 
   }
 }
 
-function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: forms.FormRow, uuid: string, status: string): string {
+function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: repo.SubmissionForm, uuid: string, status: string): string {
   return JSON.stringify({
     ...record,
     _uuid: uuid,
@@ -115,7 +115,7 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
   }
   const xml = Buffer.from(upload.xml).toString('utf8');
   const form = await findTargetForm(ctx, xml, owner);
-  await checkMaySubmit(ctx, form, target);
+  await checkMaySubmit(ctx, form, target, owner);
   if (!form.downloadable) throw new AppError(405, { detail: 'Form is inactive' });
 
   const parsed = parseInstance(xml, await schemaOf(ctx.db, form), { maxBytes: ctx.config.uploadLimitBytes });
@@ -136,6 +136,16 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
   const media = upload.media.filter((m) => referenced.has(m.name));
   const hasGeopoint = meta.geolocation[0] !== null;
 
+  const submissionDate = isoTimestamp(when);
+  const newInstance = {
+    form_id: form.id, uuid, xml, json, version: meta.version ?? form.version, submitted_by: submitter, date_created: when, total_media: referenced.size, has_geopoint: hasGeopoint,
+  };
+  // The common case, a new submission without media or edit, is one statement.
+  if (media.length === 0 && !meta.deprecatedUuid) {
+    const created = await repo.insertInstanceCounted(ctx.db, newInstance);
+    if (created !== undefined) return { status: 201, kind: 'created', instanceId: created, uuid, form, submissionDate };
+  }
+
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     let instanceId: number | undefined;
     let kind: SubmissionOutcome['kind'] = 'created';
@@ -147,9 +157,7 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
       instanceId = edited.id;
       kind = 'edited';
     } else {
-      instanceId = await repo.insertInstance(trx, {
-        form_id: form.id, uuid, xml, json, version: meta.version ?? form.version, submitted_by: submitter, date_created: when, total_media: referenced.size, has_geopoint: hasGeopoint,
-      });
+      instanceId = await repo.insertInstance(trx, newInstance);
       if (instanceId === undefined) {
         const existing = await repo.findInstanceByUuid(trx, form.id, uuid);
         if (!existing) throw new Error('duplicate instance vanished');
@@ -172,6 +180,6 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
     instanceId: outcome.instanceId,
     uuid,
     form,
-    submissionDate: isoTimestamp(when),
+    submissionDate,
   };
 }

@@ -196,3 +196,59 @@ export async function findAttachment(db: DbOrTx, attachmentId: number): Promise<
     .where('i.deleted_at', 'is', null)
     .executeTakeFirst();
 }
+
+/** What receiving a submission needs to know about its form: one light query, no counters. */
+export interface SubmissionForm {
+  id: number;
+  owner_id: number;
+  id_string: string;
+  title: string;
+  version: string;
+  hash: string;
+  downloadable: boolean;
+  require_auth: boolean;
+  encrypted: boolean;
+  shared: boolean;
+}
+
+function submissionForms(db: DbOrTx) {
+  return db
+    .selectFrom('forms as f')
+    .innerJoin('users as o', 'o.id', 'f.owner_id')
+    .select(['f.id', 'f.owner_id', 'f.id_string', 'f.title', 'f.version', 'f.hash', 'f.downloadable', 'f.require_auth', 'f.encrypted', 'f.shared'])
+    .where('f.deleted_at', 'is', null)
+    .where('o.is_active', '=', true);
+}
+
+export async function findSubmissionFormByUuid(db: DbOrTx, uuid: string): Promise<SubmissionForm | undefined> {
+  return submissionForms(db).where('f.uuid', '=', uuid).executeTakeFirst();
+}
+
+export async function findSubmissionFormByIdString(db: DbOrTx, ownerId: number, idString: string): Promise<SubmissionForm | undefined> {
+  return submissionForms(db).where('f.owner_id', '=', ownerId).where(sql<string>`lower(f.id_string)`, '=', idString.toLowerCase()).executeTakeFirst();
+}
+
+/**
+ * Stores a new submission and counts it in one statement (so no explicit transaction and one
+ * round trip). Returns the new id, or undefined when the form already has this uuid.
+ */
+export async function insertInstanceCounted(db: DbOrTx, instance: NewInstance): Promise<number | undefined> {
+  const geo = instance.has_geopoint ? 1 : 0;
+  const result = await sql<{ id: number }>`
+    WITH ins AS (
+      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint)
+      VALUES (${instance.form_id}, ${instance.uuid}, ${instance.xml}, ${instance.json}::jsonb, ${instance.version}, ${instance.submitted_by},
+              ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}, ${instance.has_geopoint})
+      ON CONFLICT (form_id, uuid) DO NOTHING
+      RETURNING id, form_id, date_created
+    ), counted AS (
+      INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
+      SELECT form_id, id % ${STAT_SHARDS}, 1, ${geo}, date_created FROM ins
+      ON CONFLICT (form_id, shard) DO UPDATE SET
+        submissions = s.submissions + 1,
+        geopoints = s.geopoints + EXCLUDED.geopoints,
+        last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)
+    )
+    SELECT id FROM ins`.execute(db);
+  return result.rows[0]?.id;
+}
