@@ -1,0 +1,81 @@
+// `npm run bench -- data-query [records] [seconds]`: GET /api/v1/data/{pk} with a `query` on an answer,
+// `sort` on _submission_time and pages of 1,000, over 100,000 stored records, on PostgreSQL.
+// Target (issue 5): p99 ≤ 50 ms per page of 1,000.
+import { readFileSync } from 'node:fs';
+import { fetch as undiciFetch, Pool } from 'undici';
+import { createAccount, postgresAvailable, printTable, startServer } from './_server.ts';
+import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+
+async function publish(baseUrl: string, token: string): Promise<number> {
+  const b = '----dq';
+  const body = Buffer.concat([
+    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    readFileSync(BENCH_FORM),
+    Buffer.from(`\r\n--${b}--\r\n`),
+  ]);
+  const res = await undiciFetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${b}` }, body });
+  return ((await res.json()) as { formid: number }).formid;
+}
+
+export async function main(args: string[]): Promise<void> {
+  const records = Number(args[0] ?? 100_000);
+  const seconds = Number(args[1] ?? 10);
+  if (!(await postgresAvailable())) {
+    console.log('data-query: PostgreSQL is not reachable; this benchmark needs it');
+    return;
+  }
+  const server = await startServer('postgres', 19_000, { WORKERS: '0' });
+  try {
+    const token = await createAccount(server.baseUrl, 'benchuser');
+    const formId = await publish(server.baseUrl, token);
+    // Load the records through the real submission endpoint.
+    const pool = new Pool(server.baseUrl, { connections: 16 });
+    const loadStart = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < records) {
+          const { body, contentType } = submissionBody(benchInstance(next++));
+          const res = await pool.request({ method: 'POST', path: '/benchuser/submission', headers: { 'content-type': contentType, authorization: `Token ${token}` }, body });
+          await res.body.dump();
+          if (res.statusCode !== 201) throw new Error(`submission failed: ${res.statusCode}`);
+        }
+      }),
+    );
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    await pool.close();
+
+    const query = encodeURIComponent(JSON.stringify({ 'respondent/resp_gender': 'female', 'household/hh_size': { $gte: 3 } }));
+    const sort = encodeURIComponent(JSON.stringify({ _submission_time: -1 }));
+    const headers = { authorization: `Token ${token}` };
+    const first = await undiciFetch(`${server.baseUrl}/api/v1/data/${formId}?query=${query}&sort=${sort}&page=1&page_size=1000`, { headers });
+    const link = first.headers.get('link') ?? '';
+    const lastPage = Number(/page=(\d+)&page_size=1000>; rel="last"/.exec(link)?.[1] ?? 1);
+    await first.arrayBuffer();
+
+    const reader = new Pool(server.baseUrl, { connections: 1 });
+    const latencies: number[] = [];
+    let page = 1;
+    let bytes = 0;
+    const stopAt = performance.now() + seconds * 1000;
+    while (performance.now() < stopAt) {
+      const t0 = performance.now();
+      const res = await reader.request({ method: 'GET', path: `/api/v1/data/${formId}?query=${query}&sort=${sort}&page=${page}&page_size=1000`, headers });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`page ${page}: ${res.statusCode}`);
+      bytes += text.length;
+      latencies.push(performance.now() - t0);
+      page = (page % lastPage) + 1;
+    }
+    await reader.close();
+    latencies.sort((a, b) => a - b);
+    const at = (p: number): string => (latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN).toFixed(1);
+    console.log(`\ndata-query: ${records} records loaded through /submission in ${loadSeconds.toFixed(1)} s; pages of 1,000 matching a query, sorted by _submission_time desc\n`);
+    printTable(
+      ['backend', 'records', 'matching pages', 'requests', 'avg KB/page', 'p50 ms', 'p99 ms'],
+      [['postgres', records, lastPage, latencies.length, Math.round(bytes / latencies.length / 1024), at(50), at(99)]],
+    );
+  } finally {
+    await server.stop();
+  }
+}
