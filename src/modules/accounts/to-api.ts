@@ -28,6 +28,20 @@ export interface ProfileView {
   includeMetadata: boolean;
 }
 
+/** The run of fields, city … user, that profiles and the current user share, in onadata's order. */
+function contactFields(user: UserRow, baseUrl: string): Record<string, unknown> {
+  return {
+    city: user.city,
+    country: user.country,
+    organization: user.organization,
+    website: user.home_page,
+    twitter: user.twitter,
+    gravatar: gravatarUrl(user.email),
+    require_auth: user.require_auth,
+    user: `${baseUrl}/api/v1/users/${encodeURIComponent(user.username)}`,
+  };
+}
+
 /** Field order follows onadata's serializer: clients diff these objects. */
 export function profileToApi(user: UserRow, baseUrl: string, view: ProfileView): Record<string, unknown> {
   const body: Record<string, unknown> = {
@@ -39,16 +53,7 @@ export function profileToApi(user: UserRow, baseUrl: string, view: ProfileView):
     last_name: user.last_name,
   };
   if (view.includeEmail) body['email'] = user.email;
-  Object.assign(body, {
-    city: user.city,
-    country: user.country,
-    organization: user.organization,
-    website: user.home_page,
-    twitter: user.twitter,
-    gravatar: gravatarUrl(user.email),
-    require_auth: user.require_auth,
-    user: `${baseUrl}/api/v1/users/${encodeURIComponent(user.username)}`,
-  });
+  Object.assign(body, contactFields(user, baseUrl));
   if (view.includeMetadata) body['metadata'] = user.metadata;
   body['joined_on'] = isoTimestamp(user.date_joined);
   body['name'] = fullName(user);
@@ -61,14 +66,7 @@ export function currentUserToApi(user: UserRow, baseUrl: string, apiToken: strin
     username: user.username,
     name: fullName(user),
     email: user.email,
-    city: user.city,
-    country: user.country,
-    organization: user.organization,
-    website: user.home_page,
-    twitter: user.twitter,
-    gravatar: gravatarUrl(user.email),
-    require_auth: user.require_auth,
-    user: `${baseUrl}/api/v1/users/${encodeURIComponent(user.username)}`,
+    ...contactFields(user, baseUrl),
     api_token: apiToken,
     temp_token: tempToken,
   };
