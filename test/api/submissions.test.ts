@@ -261,3 +261,21 @@ describe('JSON submissions', () => {
     assert.deepEqual(again.json(), ['Duplicate submission']);
   });
 });
+
+describe('GeoJSON', () => {
+  test('/api/v1/data/{pk}.geojson maps each record’s geopoints (lon, lat) with its id', async () => {
+    const res = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}.geojson?fields=name&title=name`, headers: bob.auth });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^application\/geo\+json/);
+    const collection = res.json();
+    assert.equal(collection.type, 'FeatureCollection');
+    const feature = collection.features[0];
+    assert.equal(feature.type, 'Feature');
+    assert.deepEqual(feature.geometry, { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [36.7921711, -1.2625621] }] });
+    assert.equal(feature.properties.xform, formId);
+    assert.equal(typeof feature.properties.id, 'number');
+    assert.equal(typeof feature.properties.name, 'string');
+    assert.equal(feature.properties.title, feature.properties.name);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}.geojson` })).statusCode, 404);
+  });
+});

@@ -8,6 +8,7 @@ import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { openRosaMessage } from '../../http/conventions.ts';
 import { randomUUID } from 'node:crypto';
 import * as data from './data.ts';
+import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload } from './receive.ts';
@@ -113,7 +114,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
     schema: { tags: ['data'], summary: 'Forms whose data the caller may read' },
     handler: (request) => data.formsWithData(request.ctx),
   });
-  app.get<{ Params: { pk: string }; Querystring: data.DataQuery }>('/api/v1/data/:pk', {
+  app.get<{ Params: { pk: string }; Querystring: data.DataQuery & { geo_field?: string; title?: string } }>('/api/v1/data/:pk', {
     config: { access: 'anyone' },
     schema: {
       tags: ['data'],
@@ -127,9 +128,18 @@ export function registerDataRoutes(app: FastifyInstance): void {
         limit: Type.Optional(Type.String()),
         page: Type.Optional(Type.String()),
         page_size: Type.Optional(Type.String()),
+        geo_field: Type.Optional(Type.String({ description: '.geojson: the geopoint field to map' })),
+        title: Type.Optional(Type.String({ description: '.geojson: the field shown as the feature title' })),
       }),
     },
     handler: async (request, reply) => {
+      // `/api/v1/data/{pk}.geojson` arrives here with the suffix in the id.
+      const geo = /^(\d+)\.geojson$/.exec(request.params.pk);
+      if (geo?.[1]) {
+        const collection = await recordsGeoJson(request.ctx, geo[1], request.query, request.url);
+        if (collection.link) reply.header('link', collection.link);
+        return reply.type('application/geo+json').send(collection.body);
+      }
       const page = await data.listRecords(request.ctx, request.params.pk, request.query, request.url);
       if (page.link) reply.header('link', page.link);
       return reply.type('application/json; charset=utf-8').send(page.body);
