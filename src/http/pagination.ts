@@ -26,22 +26,32 @@ export function pageWindow(query: PageRequest): PageWindow {
   return { page, size };
 }
 
-/** The slice of `items` on the requested page, and the Link header (or undefined when none). */
-export function paginate<T>(items: readonly T[], window: PageWindow, requestUrl: string, baseUrl: string): { pageItems: T[]; link: string | undefined } {
-  const lastPage = Math.max(1, Math.ceil(items.length / window.size));
-  const page = window.page === 'last' ? lastPage : window.page;
-  if (page > lastPage) throw errors.notFound('Invalid page.');
-  const pageItems = items.slice((page - 1) * window.size, page * window.size);
+/** The page number a window asks for, checked against the last page (404 "Invalid page."). */
+export function resolvePage(window: PageWindow, total: number): { page: number; last: number } {
+  const last = Math.max(1, Math.ceil(total / window.size));
+  const page = window.page === 'last' ? last : window.page;
+  if (page > last) throw errors.notFound('Invalid page.');
+  return { page, last };
+}
+
+/** onadata's Link header: prev, next, last, first, each only when it applies. */
+export function pageLinks(baseUrl: string, requestUrl: string, page: number, last: number, size: number): string | undefined {
   const url = new URL(requestUrl, baseUrl);
   const linkTo = (n: number): string => {
     url.searchParams.set('page', String(n));
-    url.searchParams.set('page_size', String(window.size));
+    url.searchParams.set('page_size', String(size));
     return `${baseUrl}${url.pathname}${url.search}`;
   };
   const links: string[] = [];
   if (page > 1) links.push(`<${linkTo(page - 1)}>; rel="prev"`);
-  if (page < lastPage) links.push(`<${linkTo(page + 1)}>; rel="next"`);
-  if (page < lastPage) links.push(`<${linkTo(lastPage)}>; rel="last"`);
+  if (page < last) links.push(`<${linkTo(page + 1)}>; rel="next"`, `<${linkTo(last)}>; rel="last"`);
   if (page > 1) links.push(`<${linkTo(1)}>; rel="first"`);
-  return { pageItems, link: links.length ? links.join(', ') : undefined };
+  return links.length ? links.join(', ') : undefined;
+}
+
+/** The slice of `items` on the requested page, and the Link header (or undefined when none). */
+export function paginate<T>(items: readonly T[], window: PageWindow, requestUrl: string, baseUrl: string): { pageItems: T[]; link: string | undefined } {
+  const { page, last } = resolvePage(window, items.length);
+  const pageItems = items.slice((page - 1) * window.size, page * window.size);
+  return { pageItems, link: pageLinks(baseUrl, requestUrl, page, last, window.size) };
 }

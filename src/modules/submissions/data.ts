@@ -2,7 +2,7 @@
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
 import { formAllows, isAuthenticated, requireUser } from '../../access/index.ts';
-import { pageWindow, type PageRequest } from '../../http/pagination.ts';
+import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http/pagination.ts';
 import { getBlob } from '../blobs/repository.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
@@ -64,9 +64,7 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   if (query.page !== undefined || query.page_size !== undefined) {
     const window = pageWindow(query);
     const total = await repo.countRecords(ctx.db, visible.form.id, condition, submittedBy);
-    const last = Math.max(1, Math.ceil(total / window.size));
-    const page = window.page === 'last' ? last : window.page;
-    if (page > last) throw errors.notFound('Invalid page.');
+    const { page, last } = resolvePage(window, total);
     limit = window.size;
     offset = (page - 1) * window.size;
     link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
@@ -84,20 +82,6 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
 
 function pick(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((f) => [f, record[f] ?? null]));
-}
-
-function pageLinks(baseUrl: string, requestUrl: string, page: number, last: number, size: number): string | undefined {
-  const url = new URL(requestUrl, baseUrl);
-  const to = (n: number): string => {
-    url.searchParams.set('page', String(n));
-    url.searchParams.set('page_size', String(size));
-    return `${baseUrl}${url.pathname}${url.search}`;
-  };
-  const links: string[] = [];
-  if (page > 1) links.push(`<${to(page - 1)}>; rel="prev"`);
-  if (page < last) links.push(`<${to(page + 1)}>; rel="next"`, `<${to(last)}>; rel="last"`);
-  if (page > 1) links.push(`<${to(1)}>; rel="first"`);
-  return links.length ? links.join(', ') : undefined;
 }
 
 function parseDataId(raw: string): number {

@@ -140,15 +140,25 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
   const newInstance = {
     form_id: form.id, uuid, xml, json, version: meta.version ?? form.version, submitted_by: submitter, date_created: when, total_media: referenced.size, has_geopoint: hasGeopoint,
   };
-  // The common case, a new submission without media or edit, is one statement.
+  const done = (kind: SubmissionOutcome['kind'], instanceId: number): SubmissionOutcome => ({
+    status: kind === 'duplicate' ? 202 : 201, kind, instanceId, uuid, form, submissionDate,
+  });
+  /** The stored instance with this uuid, for a duplicate. */
+  const existingId = async (db: DbOrTx): Promise<number> => {
+    const existing = await repo.findInstanceByUuid(db, form.id, uuid);
+    if (!existing) throw new Error('duplicate instance vanished');
+    return existing.id;
+  };
+
+  // The common case, a submission without media or edit, is one statement and no transaction.
   if (media.length === 0 && !meta.deprecatedUuid) {
     const created = await repo.insertInstanceCounted(ctx.db, newInstance);
-    if (created !== undefined) return { status: 201, kind: 'created', instanceId: created, uuid, form, submissionDate };
+    return created !== undefined ? done('created', created) : done('duplicate', await existingId(ctx.db));
   }
 
   const outcome = await ctx.db.transaction().execute(async (trx) => {
-    let instanceId: number | undefined;
-    let kind: SubmissionOutcome['kind'] = 'created';
+    let instanceId: number;
+    let kind: SubmissionOutcome['kind'];
     const edited = meta.deprecatedUuid ? await repo.findInstanceByUuid(trx, form.id, meta.deprecatedUuid) : undefined;
     if (edited && !edited.deleted_at) {
       await repo.archiveAndReplace(trx, edited, {
@@ -157,15 +167,9 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
       instanceId = edited.id;
       kind = 'edited';
     } else {
-      instanceId = await repo.insertInstance(trx, newInstance);
-      if (instanceId === undefined) {
-        const existing = await repo.findInstanceByUuid(trx, form.id, uuid);
-        if (!existing) throw new Error('duplicate instance vanished');
-        instanceId = existing.id;
-        kind = 'duplicate';
-      } else {
-        await repo.bumpFormCounters(trx, form.id, instanceId, when, hasGeopoint);
-      }
+      const created = await repo.insertInstanceCounted(trx, newInstance);
+      kind = created === undefined ? 'duplicate' : 'created';
+      instanceId = created ?? (await existingId(trx));
     }
     for (const file of media) {
       const blob = await putBlob(trx, file.bytes, file.contentType);
@@ -174,12 +178,5 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
     if (media.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
     return { instanceId, kind };
   });
-  return {
-    status: outcome.kind === 'duplicate' ? 202 : 201,
-    kind: outcome.kind,
-    instanceId: outcome.instanceId,
-    uuid,
-    form,
-    submissionDate,
-  };
+  return done(outcome.kind, outcome.instanceId);
 }

@@ -26,17 +26,6 @@ export interface NewInstance {
   has_geopoint: boolean;
 }
 
-/** Inserts unless the form already has this uuid; returns the new id, or undefined for a duplicate. */
-export async function insertInstance(db: DbOrTx, instance: NewInstance): Promise<number | undefined> {
-  const row = await db
-    .insertInto('instances')
-    .values({ ...instance, date_modified: instance.date_created })
-    .onConflict((oc) => oc.columns(['form_id', 'uuid']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return row?.id;
-}
-
 export async function archiveAndReplace(
   db: DbOrTx,
   previous: InstanceRow,
@@ -92,17 +81,6 @@ export async function refreshFormCounters(db: DbOrTx, formId: number): Promise<v
   await sql`INSERT INTO form_stats (form_id, shard, submissions, geopoints, last_submission_time)
     SELECT ${formId}, 0, count(*)::int, count(*) FILTER (WHERE has_geopoint)::int, max(date_created)
     FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL`.execute(db);
-}
-
-/** One more submission on the form, counted in the shard of its id. */
-export async function bumpFormCounters(db: DbOrTx, formId: number, instanceId: number, at: Date, hasGeopoint: boolean): Promise<void> {
-  const geo = hasGeopoint ? 1 : 0;
-  await sql`INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
-    VALUES (${formId}, ${instanceId % STAT_SHARDS}, 1, ${geo}, ${at}::timestamptz)
-    ON CONFLICT (form_id, shard) DO UPDATE SET
-      submissions = s.submissions + 1,
-      geopoints = s.geopoints + ${geo},
-      last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)`.execute(db);
 }
 
 export async function softDeleteInstance(db: DbOrTx, formId: number, instanceId: number, userId: number, now: Date): Promise<boolean> {
