@@ -31,6 +31,14 @@ export interface Config {
   readonly oauthAuthorizationCodeSeconds: number;
   /** Unset: refresh tokens never expire (django-oauth-toolkit's default, kept by onadata). */
   readonly oauthRefreshTokenSeconds: number | undefined;
+  /** Google Sheets exports: unset client id means the format is not offered. */
+  readonly googleClientId: string | undefined;
+  readonly googleClientSecret: string;
+  readonly googleAuthorizeUrl: string;
+  readonly googleTokenUrl: string;
+  readonly googleSheetsApiUrl: string;
+  /** Where Google sends the user back with the code; unset: the caller's redirect_uri or /api/v1/export/google_auth. */
+  readonly googleRedirectUri: string | undefined;
 }
 
 /** Every setting with its default and meaning; `gather --help` prints this table. */
@@ -57,6 +65,12 @@ export const SETTINGS = [
   ['OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', '(unset: never)', 'lifetime of an OAuth 2 refresh token'],
   ['ALLOW_PRIVATE_URLS', 'false', 'let xls_url fetch from loopback and private-network addresses'],
   ['REMOTE_FETCH_TIMEOUT', '30', 'seconds allowed for fetching an xls_url'],
+  ['GOOGLE_CLIENT_ID', '(unset: no gsheets exports)', 'OAuth client id for Google Sheets exports'],
+  ['GOOGLE_CLIENT_SECRET', '(unset)', 'OAuth client secret for Google Sheets exports'],
+  ['GOOGLE_REDIRECT_URI', '(unset: BASE_URL/api/v1/export/google_auth)', 'where Google returns the authorization code'],
+  ['GOOGLE_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth', 'Google OAuth consent address'],
+  ['GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token', 'Google OAuth token address'],
+  ['GOOGLE_SHEETS_API_URL', 'https://sheets.googleapis.com', 'base address of the Google Sheets REST API'],
   ['LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
 ] as const;
 
@@ -107,5 +121,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthAccessTokenSeconds: Math.max(1, integer(env, 'OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', 36000)),
     oauthAuthorizationCodeSeconds: Math.max(1, integer(env, 'OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', 60)),
     oauthRefreshTokenSeconds: integer(env, 'OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', 0) || undefined,
+    googleClientId: env['GOOGLE_CLIENT_ID'] || undefined,
+    googleClientSecret: env['GOOGLE_CLIENT_SECRET'] ?? '',
+    googleAuthorizeUrl: env['GOOGLE_AUTHORIZE_URL'] || 'https://accounts.google.com/o/oauth2/v2/auth',
+    googleTokenUrl: env['GOOGLE_TOKEN_URL'] || 'https://oauth2.googleapis.com/token',
+    googleSheetsApiUrl: (env['GOOGLE_SHEETS_API_URL'] || 'https://sheets.googleapis.com').replace(/\/+$/, ''),
+    googleRedirectUri: env['GOOGLE_REDIRECT_URI'] || undefined,
   });
 }

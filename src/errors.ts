@@ -46,6 +46,10 @@ export const errors = {
       { detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.` },
       { 'retry-after': String(seconds) },
     ),
+  /** export_async for a format this build does not make (onadata's 403 and body). */
+  exportFormatNotSupported: () => new AppError(403, { details: 'Export format not supported' }),
+  /** A Google Sheets export before the account authorised the provider: where to authorise. */
+  spreadsheetAuthorizationNeeded: (url: string) => new AppError(403, { url, details: 'Google authorization needed' }),
   payloadTooLarge: (limit: number) => new AppError(413, { detail: `Request body is larger than ${limit} bytes.` }),
 } as const;
 

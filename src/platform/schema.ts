@@ -281,6 +281,35 @@ export interface AttachmentsTable {
   date_created: DefaultedTimestamp;
 }
 
+// ---- Exports (migrations/0008_exports.sql)
+
+export interface ExportsTable {
+  id: Generated<number>;
+  form_id: number;
+  export_type: string;
+  options: Json;
+  options_key: string;
+  submitted_by: number | null;
+  task_id: ColumnType<string | null, string | null | undefined, string | null>;
+  status: ColumnType<'PENDING' | 'SUCCESS' | 'FAILURE', 'PENDING' | undefined, 'PENDING' | 'SUCCESS' | 'FAILURE'>;
+  error_message: ColumnType<string | null, string | null | undefined, string | null>;
+  file_path: ColumnType<string | null, string | null | undefined, string | null>;
+  filename: ColumnType<string | null, string | null | undefined, string | null>;
+  size: ColumnType<number | null, number | null | undefined, number | null>;
+  external_url: ColumnType<string | null, string | null | undefined, string | null>;
+  data_version: Generated<string>;
+  created_by: number | null;
+  created_at: DefaultedTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface SpreadsheetCredentialsTable {
+  user_id: number;
+  sealed: string;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
 export interface Schema {
   users: UsersTable;
   password_history: PasswordHistoryTable;
@@ -308,4 +337,6 @@ export interface Schema {
   oauth_authorization_codes: OAuthAuthorizationCodesTable;
   oauth_access_tokens: OAuthAccessTokensTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
+  exports: ExportsTable;
+  spreadsheet_credentials: SpreadsheetCredentialsTable;
 }
