@@ -7,6 +7,7 @@ import type { Principal } from './access/principal.ts';
 import type { AuthCache } from './modules/auth/auth-cache.ts';
 import type { JobWakeup } from './jobs/wakeup.ts';
 import type { Mailer } from './platform/mailer.ts';
+import type { MatchCache } from './modules/submissions/match-cache.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -15,6 +16,8 @@ export interface AppDeps {
   readonly sealer: Sealer;
   readonly authCache: AuthCache;
   readonly mailer: Mailer;
+  /** Ordered ids matched by recent data queries, per form data version. */
+  readonly matchCache: MatchCache;
   /** After committing a transaction that enqueued a job: `deps.jobWakeup?.wake()` starts it now. */
   readonly jobWakeup?: JobWakeup;
 }

@@ -9,6 +9,10 @@ import { createSealer } from './platform/secrets.ts';
 import { AuthCache } from './modules/auth/auth-cache.ts';
 import { JobWakeup } from './jobs/wakeup.ts';
 import { createLogMailer, type Mailer } from './platform/mailer.ts';
+import { MatchCache } from './modules/submissions/match-cache.ts';
+
+/** 32 MiB of record ids: eight million matches across the cached queries. */
+const MATCH_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface Runtime {
   readonly deps: AppDeps;
@@ -36,6 +40,7 @@ export async function openRuntime(
     clock: options.clock ?? systemClock,
     sealer: createSealer(config.secretKey),
     authCache: new AuthCache(config.authCacheMs),
+    matchCache: new MatchCache(MATCH_CACHE_BYTES),
     jobWakeup: new JobWakeup(),
     mailer: options.mailer ?? createLogMailer((line) => console.log(line)),
   };

@@ -1,5 +1,5 @@
 // Table types for Kysely. One interface per table in migrations/, snake_case as in SQL.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /** A timestamp with a database default: optional on insert. */
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -106,6 +106,8 @@ export interface FormsTable {
   xml: string;
   json: Json;
   hash: string;
+  /** Bumped by trigger on every edit or deletion of the form's records (migration 0010). */
+  data_changes: Generated<number>;
   shared: Generated<boolean>;
   shared_data: Generated<boolean>;
   downloadable: Generated<boolean>;
@@ -247,6 +249,8 @@ export interface InstancesTable {
   uuid: string;
   xml: string;
   json: Json;
+  /** `json` as text, kept by the database (a generated column). */
+  json_text: GeneratedAlways<string>;
   version: Generated<string>;
   status: Generated<string>;
   submitted_by: number | null;

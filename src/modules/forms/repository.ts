@@ -12,7 +12,7 @@ type TimestampColumn = 'date_created' | 'date_modified' | 'last_updated_at' | 'd
  * onadata's ISO text (with real microseconds), formatted by the database: parsing thousands of
  * dates only to print them again is the costliest part of a long form list.
  */
-export type FormRow = Omit<Selectable<FormsTable>, 'xml' | 'json' | 'itemsets_csv' | TimestampColumn> & {
+export type FormRow = Omit<Selectable<FormsTable>, 'xml' | 'json' | 'itemsets_csv' | 'data_changes' | TimestampColumn> & {
   owner_username: string;
   created_by_username: string | null;
   date_created: string;

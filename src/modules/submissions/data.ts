@@ -58,26 +58,46 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   const condition = queryCondition(query.query);
   const order = sortOrder(query.sort);
   const fields = parseFields(query.fields);
+  const paged = query.page !== undefined || query.page_size !== undefined;
   let limit = nonNegative(query.limit);
   let offset = nonNegative(query.start) ?? 0;
+  let texts: string[];
   let link: string | undefined;
-  if (query.page !== undefined || query.page_size !== undefined) {
-    const window = pageWindow(query);
-    const total = await repo.countRecords(ctx.db, visible.form.id, condition, submittedBy);
-    const { page, last } = resolvePage(window, total);
-    limit = window.size;
-    offset = (page - 1) * window.size;
-    link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
+  const own = submittedBy !== undefined ? { submittedBy } : {};
+  if (!paged && limit === undefined) {
+    texts = await repo.listRecordTexts(ctx.db, visible.form.id, ctx.baseUrl, { condition, order, limit, offset, ...own });
+  } else {
+    // A page: the ordered ids of every match (cached while the form's data is unchanged) give
+    // the count and the page's ids; only the page's records are then read and assembled.
+    const ids = await matchingIds(ctx, visible.form.id, query, { condition, order, ...own });
+    if (paged) {
+      const window = pageWindow(query);
+      const { page, last } = resolvePage(window, ids.length);
+      limit = window.size;
+      offset = (page - 1) * window.size;
+      link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
+    }
+    const pageIds = ids.subarray(offset, limit === undefined ? undefined : offset + limit);
+    texts = await repo.recordTextsByIds(ctx.db, visible.form.id, ctx.baseUrl, Array.from(pageIds));
   }
-  const texts = await repo.listRecordTexts(ctx.db, visible.form.id, ctx.baseUrl, {
-    condition,
-    order,
-    limit,
-    offset,
-    ...(submittedBy !== undefined ? { submittedBy } : {}),
-  });
   const items = fields ? texts.map((t) => JSON.stringify(pick(JSON.parse(t) as Record<string, unknown>, fields))) : texts;
   return { body: `[${items.join(',')}]`, link };
+}
+
+async function matchingIds(
+  ctx: RequestContext,
+  formId: number,
+  query: DataQuery,
+  match: Pick<repo.RecordPage, 'condition' | 'order' | 'submittedBy'>,
+): Promise<Int32Array> {
+  // The version is read before the ids, so a change committed in between makes the entry stale.
+  const version = await repo.formDataVersion(ctx.db, formId);
+  const key = JSON.stringify([formId, match.submittedBy ?? null, query.query ?? '', query.sort ?? '']);
+  const cached = ctx.matchCache.get(key, version);
+  if (cached) return cached;
+  const ids = await repo.listMatchingIds(ctx.db, formId, match);
+  ctx.matchCache.set(key, version, ids);
+  return ids;
 }
 
 function pick(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {

@@ -1,0 +1,78 @@
+// Paging through a data query answers from a per-process list of matching ids; these tests show
+// that every kind of change to the form's data is seen by the very next page request.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+
+let server: TestServer;
+let bob: TestUser;
+let formId: number;
+
+async function submit(xml: string): Promise<void> {
+  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' }]);
+  const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+}
+
+async function page(query: object, pageNumber = 1, pageSize = 2): Promise<{ names: string[]; link: string }> {
+  const q = encodeURIComponent(JSON.stringify(query));
+  const sort = encodeURIComponent(JSON.stringify({ age: -1 }));
+  const res = await server.app.inject({
+    method: 'GET',
+    url: `/api/v1/data/${formId}?query=${q}&sort=${sort}&page=${pageNumber}&page_size=${pageSize}`,
+    headers: bob.auth,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return { names: (res.json() as Array<{ name: string }>).map((r) => r.name), link: String(res.headers['link'] ?? '') };
+}
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
+  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+  formId = Number(res.json().formid);
+});
+after(() => server.close());
+
+test('pages of a query follow new submissions, edits and deletions at once', async () => {
+  const uuids = [randomUUID(), randomUUID(), randomUUID()];
+  await submit(householdXml({ uuid: uuids[0] ?? '', name: 'Ann', age: 30 }));
+  await submit(householdXml({ uuid: uuids[1] ?? '', name: 'Ben', age: 40 }));
+  await submit(householdXml({ uuid: uuids[2] ?? '', name: 'Cat', age: 10 }));
+  const adults = { age: { $gte: 18 } };
+
+  let first = await page(adults);
+  assert.deepEqual(first.names, ['Ben', 'Ann']);
+  assert.doesNotMatch(first.link, /rel="next"/);
+  // The same request again is answered from the cached list, with the same result.
+  assert.deepEqual((await page(adults)).names, ['Ben', 'Ann']);
+
+  // A new matching submission shows up on the next request.
+  await submit(householdXml({ uuid: randomUUID(), name: 'Dan', age: 50 }));
+  first = await page(adults);
+  assert.deepEqual(first.names, ['Dan', 'Ben']);
+  assert.match(first.link, /page=2&page_size=2>; rel="next"/);
+  assert.deepEqual((await page(adults, 2)).names, ['Ann']);
+
+  // An edit (deprecatedID) that makes a record stop matching removes it.
+  await submit(householdXml({ uuid: randomUUID(), name: 'Ben', age: 12, deprecated: uuids[1] ?? '' }));
+  first = await page(adults);
+  assert.deepEqual(first.names, ['Dan', 'Ann']);
+  assert.doesNotMatch(first.link, /rel="next"/);
+
+  // A deletion removes it too.
+  const list = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${encodeURIComponent('{"name":"Dan"}')}`, headers: bob.auth });
+  const danId = (list.json() as Array<{ _id: number }>)[0]?._id;
+  const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${danId}`, headers: bob.auth });
+  assert.equal(deleted.statusCode, 204);
+  assert.deepEqual((await page(adults)).names, ['Ann']);
+
+  // start/limit take the same path.
+  const sliced = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?sort=${encodeURIComponent('{"age":1}')}&start=1&limit=2`, headers: bob.auth });
+  assert.deepEqual((sliced.json() as Array<{ name: string }>).map((r) => r.name), ['Ben', 'Ann']);
+});
