@@ -1,0 +1,115 @@
+// Splits sheets into parts that fit a format's limits, for both spreadsheet writers. A sheet with
+// more rows than the format allows continues on further sheets named `name (2)`, `name (3)`, …,
+// each starting with the sheet's repeated header rows. A row wider than the format allows is
+// refused (SpreadsheetLimitError): a column cannot be continued honestly elsewhere.
+import type { Cell, SheetSource } from './cell.ts';
+import { SheetNames } from './sheet-names.ts';
+
+export interface SheetLimits {
+  readonly maxRows: number;
+  readonly maxColumns: number;
+}
+
+export class SpreadsheetLimitError extends Error {
+  constructor(
+    message: string,
+    readonly sheet: string,
+  ) {
+    super(message);
+    this.name = 'SpreadsheetLimitError';
+  }
+}
+
+export interface SheetPart {
+  readonly name: string;
+  /** Must be read to its end before the next part is asked for. */
+  readonly rows: AsyncGenerator<readonly Cell[], void, undefined>;
+}
+
+type RowIterator = Iterator<readonly Cell[]> | AsyncIterator<readonly Cell[]>;
+
+function rowIterator(rows: Iterable<readonly Cell[]> | AsyncIterable<readonly Cell[]>): RowIterator {
+  return Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : rows[Symbol.iterator]();
+}
+
+/** Number of cells once trailing blanks are dropped. */
+function usedWidth(row: readonly Cell[]): number {
+  let width = row.length;
+  while (width > 0) {
+    const last = row[width - 1];
+    if (last !== null && last !== undefined && last !== '') break;
+    width -= 1;
+  }
+  return width;
+}
+
+export async function* sheetParts(
+  sheets: SheetSource,
+  limits: SheetLimits,
+  names: SheetNames = new SheetNames(),
+): AsyncGenerator<SheetPart, void, undefined> {
+  for await (const sheet of sheets) {
+    const iterator = rowIterator(sheet.rows);
+    const baseName = names.claim(sheet.name);
+    const repeat = Math.max(0, Math.min(sheet.repeatRows ?? 0, limits.maxRows - 1));
+    const header: Array<readonly Cell[]> = [];
+    let pending: readonly Cell[] | undefined;
+    let exhausted = false;
+    let finished: boolean | undefined;
+
+    const checked = (row: readonly Cell[], name: string): readonly Cell[] => {
+      if (row.length > limits.maxColumns && usedWidth(row) > limits.maxColumns) {
+        throw new SpreadsheetLimitError(
+          `sheet "${name}" has ${usedWidth(row)} columns; the format allows ${limits.maxColumns}`,
+          name,
+        );
+      }
+      return row.length > limits.maxColumns ? row.slice(0, limits.maxColumns) : row;
+    };
+
+    async function* partRows(part: number, name: string): AsyncGenerator<readonly Cell[], void, undefined> {
+      let count = 0;
+      if (part > 1) {
+        for (const row of header) {
+          yield row;
+          count += 1;
+        }
+      }
+      if (pending !== undefined) {
+        const row = pending;
+        pending = undefined;
+        yield checked(row, name);
+        count += 1;
+      }
+      while (count < limits.maxRows) {
+        const next = await iterator.next();
+        if (next.done === true) {
+          exhausted = true;
+          finished = true;
+          return;
+        }
+        const row = checked(next.value, name);
+        if (part === 1 && header.length < repeat) header.push([...row]);
+        yield row;
+        count += 1;
+      }
+      // Full: is there more for a next part?
+      const next = await iterator.next();
+      if (next.done === true) exhausted = true;
+      else pending = next.value;
+      finished = true;
+    }
+
+    try {
+      for (let part = 1; ; part += 1) {
+        const name = part === 1 ? baseName : names.continuation(baseName, part);
+        finished = false;
+        yield { name, rows: partRows(part, name) };
+        if (!finished) throw new Error(`sheet part "${name}" was not read to its end`);
+        if (exhausted) break;
+      }
+    } finally {
+      if (!exhausted) await iterator.return?.();
+    }
+  }
+}
