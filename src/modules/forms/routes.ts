@@ -8,6 +8,7 @@ import { pageWindow, paginate } from '../../http/pagination.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
+import { exportSuffix, sendExport } from '../exports/routes.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
 const PageQuery = {
@@ -76,8 +77,12 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get<Pk>('/api/v1/forms/:pk', {
     config: { access: 'anyone', cache: 'public' },
-    schema: { tags: ['forms'], summary: 'One form', params: IdParams },
-    handler: (request) => forms.getForm(request.ctx, request.params.pk),
+    schema: { tags: ['forms'], summary: 'One form; `{pk}.csv|xls|xlsx|csvzip|savzip|kml|osm` downloads its data export', params: IdParams },
+    handler: async (request, reply) => {
+      const download = exportSuffix(request.params.pk);
+      if (download) return sendExport(request, reply, download);
+      return forms.getForm(request.ctx, request.params.pk);
+    },
   });
 
   for (const method of ['PUT', 'PATCH'] as const) {

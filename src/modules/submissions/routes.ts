@@ -12,6 +12,7 @@ import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload } from './receive.ts';
+import { exportSuffix, sendExport } from '../exports/routes.ts';
 
 function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
@@ -140,6 +141,8 @@ export function registerDataRoutes(app: FastifyInstance): void {
         if (collection.link) reply.header('link', collection.link);
         return reply.type('application/geo+json').send(collection.body);
       }
+      const download = exportSuffix(request.params.pk);
+      if (download) return sendExport(request, reply, download);
       const page = await data.listRecords(request.ctx, request.params.pk, request.query, request.url);
       if (page.link) reply.header('link', page.link);
       return reply.type('application/json; charset=utf-8').send(page.body);

@@ -1,0 +1,75 @@
+// A streaming RFC 4180 CSV writer: rows of text in, UTF-8 chunks of about 64 KiB out.
+// Fields holding a comma, a quote, CR or LF are quoted (quotes doubled); lines end with `\n`
+// as onadata's exports do.
+//
+// win_excel_utf8: one byte-order mark at the start of the file. onadata writes a BOM before
+// every line (its encoder restarts per row); a BOM inside the file is a stray U+FEFF in the
+// first cell of every row for every reader, Excel included, so we deliberately write it once,
+// which is all Excel needs to read the file as UTF-8.
+
+export const BOM = '\uFEFF';
+const CHUNK_CHARS = 64 * 1024;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export interface CsvOptions {
+  /** Start the file with a UTF-8 byte-order mark (Excel on Windows). */
+  readonly bom?: boolean;
+}
+
+function field(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** One CSV line (with its `\n`). A single empty field is written `""` so the line is not blank. */
+export function csvLine(cells: readonly string[]): string {
+  if (cells.length === 1 && cells[0] === '') return '""\n';
+  let line = '';
+  for (let i = 0; i < cells.length; i++) {
+    if (i > 0) line += ',';
+    line += field(cells[i] ?? '');
+  }
+  return `${line}\n`;
+}
+
+/** Accumulates lines and hands out UTF-8 chunks once about 64 KiB of text is waiting. */
+export class CsvEncoder {
+  private pending: string;
+  private readonly encoder = new TextEncoder();
+
+  constructor(options: CsvOptions = {}) {
+    this.pending = options.bom ? BOM : '';
+  }
+
+  /** Adds a row; returns a chunk when enough text has gathered. */
+  row(cells: readonly string[]): Uint8Array | undefined {
+    this.pending += csvLine(cells);
+    if (this.pending.length < CHUNK_CHARS) return undefined;
+    return this.flush();
+  }
+
+  /** Whatever is left (possibly empty). */
+  flush(): Uint8Array {
+    const chunk = this.encoder.encode(this.pending);
+    this.pending = '';
+    return chunk;
+  }
+}
+
+/** CSV chunks for header rows followed by data rows from a sync or async iterable. */
+export async function* csvChunks(
+  headerRows: Iterable<readonly string[]>,
+  rows: Iterable<readonly string[]> | AsyncIterable<readonly string[]>,
+  options: CsvOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const encoder = new CsvEncoder(options);
+  for (const row of headerRows) {
+    const chunk = encoder.row(row);
+    if (chunk) yield chunk;
+  }
+  for await (const row of rows) {
+    const chunk = encoder.row(row);
+    if (chunk) yield chunk;
+  }
+  const last = encoder.flush();
+  if (last.byteLength > 0) yield last;
+}

@@ -1,0 +1,212 @@
+// The flat layout (csv): one row per record, repeats spread into indexed column blocks whose
+// number comes from the data (`children[1]/childs_name`, `children[2]/childs_name`…), split
+// select_multiples, geopoint parts, then onadata's meta columns and OSM tag columns (§3.2).
+// Missing keys read `n/a`; present-but-null reads empty.
+import { labelText, sectionQuestions, type ExportForm, type ExportNode, type ExportQuestion, type ExportSection } from './form-model.ts';
+import type { RepeatShape } from './repeat-shape.ts';
+import type { ExportRecord, LayoutOptions, LinkContext } from './types.ts';
+import { choiceLabel, choiceLabels, flatTags, geopointPartPath, geopointParts, mediaValue, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
+
+export const NA = 'n/a';
+
+/** onadata's ADDITIONAL_COLUMNS, in order, with `_last_edited_by` (§3.2 item 4). */
+export const FLAT_META_COLUMNS = [
+  '_id', '_uuid', '_submission_time', '_date_modified', '_tags', '_notes', '_version', '_duration',
+  '_submitted_by', '_last_edited_by', '_total_media', '_media_count', '_media_all_received',
+] as const;
+export const REVIEW_COLUMNS = ['_review_status', '_review_comment', '_review_date'] as const;
+
+type Container = Readonly<Record<string, unknown>> | undefined;
+type Locate = (record: ExportRecord) => Container;
+
+export interface FlatColumn {
+  /** The header as written (after remove_group_name and group_delimiter). */
+  readonly header: string;
+  readonly label: string;
+  /** The HXL tag under this column, or ''. */
+  readonly hxl: string;
+  readonly read: (record: ExportRecord) => string;
+}
+
+export interface FlatLayout {
+  readonly columns: readonly FlatColumn[];
+  /** Header, label and HXL rows as the options ask for them. */
+  readonly headerRows: readonly (readonly string[])[];
+  row(record: ExportRecord): string[];
+}
+
+function asObject(value: unknown): Container {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function text(value: unknown): string {
+  if (value === null) return '';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return sanitizeText(value);
+  return sanitizeText(JSON.stringify(value));
+}
+
+class FlatPlanner {
+  readonly columns: FlatColumn[] = [];
+  private readonly labels: LabelContext;
+
+  constructor(
+    private readonly form: ExportForm,
+    private readonly options: LayoutOptions,
+    private readonly shape: RepeatShape,
+    private readonly links: LinkContext,
+  ) {
+    this.labels = { language: options.language, defaultLanguage: form.defaultLanguage };
+  }
+
+  private display(raw: string, short: string): string {
+    const name = this.options.removeGroupName ? short : raw;
+    return this.options.groupDelimiter === '/' ? name : name.split('/').join(this.options.groupDelimiter);
+  }
+
+  private questionLabel(q: ExportQuestion): string {
+    return labelText(q.label, this.options.language, this.form.defaultLanguage) || q.name;
+  }
+
+  private answer(q: ExportQuestion, value: unknown, record: ExportRecord): string {
+    if (typeof value === 'number' && q.value === 'decimal') return pythonFloat(value);
+    if (typeof value !== 'string') return text(value);
+    let out = value;
+    if (q.media && this.options.includeImages) out = mediaValue(value, record, this.links);
+    else if ((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels) out = choiceLabels(q, value, this.labels);
+    return sanitizeText(out);
+  }
+
+  /** The columns of one question read from the container `locate` finds; `raw` is its header path. */
+  private question(q: ExportQuestion, raw: string, locate: Locate, hxl: string): void {
+    const o = this.options;
+    if (q.selectMultiple && o.splitSelectMultiples) {
+      for (const choice of q.choices) {
+        const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
+        this.columns.push({
+          header: this.display(`${raw}/${shown}`, `${q.name}/${shown}`),
+          label: `${q.name}${o.groupDelimiter}${choiceLabel(choice, this.labels)}`,
+          hxl: '',
+          read: (record) => {
+            const value = locate(record)?.[q.path];
+            if (value === undefined) return NA;
+            const selected = typeof value === 'string' && value.split(' ').includes(choice.name);
+            if (o.valueSelectMultiples) return selected ? sanitizeText(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name) : '';
+            if (o.binarySelectMultiples) return selected ? '1' : '0';
+            return selected ? 'True' : 'False';
+          },
+        });
+      }
+    } else {
+      this.columns.push({
+        header: this.display(raw, q.name),
+        label: this.questionLabel(q),
+        hxl,
+        read: (record) => {
+          const container = locate(record);
+          const value = container?.[q.path];
+          return value === undefined ? NA : this.answer(q, value, record);
+        },
+      });
+    }
+    if (q.geopoint) {
+      for (let part = 0; part < 4; part++) {
+        const header = this.display(geopointPartPath(raw, part), geopointPartPath(q.name, part));
+        this.columns.push({
+          header,
+          label: header,
+          hxl: '',
+          read: (record) => {
+            const value = locate(record)?.[q.path];
+            if (value === undefined) return NA;
+            return geopointParts(value)?.[part] ?? '';
+          },
+        });
+      }
+    }
+  }
+
+  walk(nodes: readonly ExportNode[]): void {
+    const root: Locate = (record) => record;
+    for (const node of nodes) {
+      if (node.kind === 'question') {
+        // HXL tags apply to questions directly under the survey (onadata's get_columns_with_hxl).
+        this.question(node, node.path, root, node.path === node.name ? (node.hxl ?? '') : '');
+      } else if (node.kind === 'group') {
+        this.walk(node.children);
+      } else {
+        for (const repeat of [node, ...this.form.repeats.filter((r) => this.form.repeatAncestors.get(r.path)?.includes(node))]) {
+          this.repeatBlocks(repeat);
+        }
+      }
+    }
+  }
+
+  /** Every block of one repeat, for every position of its enclosing repeats. */
+  private repeatBlocks(repeat: ExportSection): void {
+    const chain = [...(this.form.repeatAncestors.get(repeat.path) ?? []), repeat];
+    const tags = this.options.repeatIndexTags;
+    const visit = (level: number, indices: number[], prefix: string, locate: (record: ExportRecord) => Container): void => {
+      const section = chain[level];
+      if (!section) return;
+      const parent = chain[level - 1];
+      const relative = parent ? section.path.slice(parent.path.length + 1) : section.path;
+      const count = this.shape.max(section.path, indices);
+      for (let i = 1; i <= count; i++) {
+        const raw = `${prefix}${relative}${tags[0]}${i}${tags[1]}`;
+        const find = (record: ExportRecord): Container => {
+          const items = locate(record)?.[section.path];
+          return Array.isArray(items) ? asObject(items[i - 1]) : undefined;
+        };
+        if (level === chain.length - 1) {
+          for (const q of sectionQuestions(section.children)) this.question(q, `${raw}/${q.path.slice(section.path.length + 1)}`, find, '');
+        } else {
+          visit(level + 1, [...indices, i], `${raw}/`, find);
+        }
+      }
+    };
+    visit(0, [], '', (record) => record);
+  }
+
+  meta(osmTagKeys: readonly string[]): void {
+    const keys: string[] = [...FLAT_META_COLUMNS, ...(this.options.includeReviews ? REVIEW_COLUMNS : [])];
+    for (const key of keys) {
+      this.columns.push({
+        header: key,
+        label: key,
+        hxl: '',
+        read: (record) => {
+          const value = record[key];
+          if (key === '_notes') return '';
+          if (value === undefined) return NA;
+          return key === '_tags' ? flatTags(value) : text(value);
+        },
+      });
+    }
+    for (const key of [...osmTagKeys].sort()) {
+      this.columns.push({ header: key, label: key, hxl: '', read: (record) => (record[key] === undefined ? NA : text(record[key])) });
+    }
+  }
+}
+
+/**
+ * Plans the flat columns of a form. `shape` gives the repeat block counts of the exported
+ * records; `osmTagKeys` the `<field>:<tag>` keys found in them.
+ */
+export function planFlatLayout(form: ExportForm, options: LayoutOptions, shape: RepeatShape, links: LinkContext, osmTagKeys: readonly string[] = []): FlatLayout {
+  const planner = new FlatPlanner(form, options, shape, links);
+  planner.walk(form.children);
+  planner.meta(osmTagKeys);
+  const columns = planner.columns;
+  const headerRows: string[][] = [];
+  if (!options.includeLabelsOnly) headerRows.push(columns.map((c) => c.header));
+  if (options.includeLabels || options.includeLabelsOnly) headerRows.push(columns.map((c) => c.label));
+  if (options.includeHxl && columns.some((c) => c.hxl !== '')) headerRows.push(columns.map((c) => c.hxl));
+  const readers = columns.map((c) => c.read);
+  return {
+    columns,
+    headerRows,
+    row: (record) => readers.map((read) => read(record)),
+  };
+}

@@ -1,0 +1,81 @@
+// Cell-level rules shared by the layouts: formula-injection protection, tags, choice labels,
+// media links and Python's spelling of numbers.
+import { labelText, type Choice, type ExportQuestion } from './form-model.ts';
+import type { ExportRecord, LinkContext } from './types.ts';
+
+const RISKY_FIRST = new Set(['=', '+', '-', '@', '%', '\t', '\r', '\n']);
+const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * onadata's protection against formula injection (§3.1): a value that a spreadsheet would
+ * read as a formula gets a leading `'`, unless every space-separated token is a number (GPS
+ * strings, negative numbers); `|` becomes `\|`.
+ */
+export function sanitizeText(value: string): string {
+  let text = value;
+  const first = text[0];
+  if (first !== undefined && RISKY_FIRST.has(first) && !text.split(' ').every((t) => NUMBER.test(t))) text = `'${text}`;
+  return text.includes('|') ? text.replace(/\|/g, '\\|') : text;
+}
+
+/** Flat CSV `_tags`: sorted, joined by `, `; a tag holding both a comma and a space is quoted. */
+export function flatTags(value: unknown): string {
+  if (!Array.isArray(value)) return '';
+  return value
+    .map((t) => String(t))
+    .map((t) => (t.includes(',') && t.includes(' ') ? `"${t}"` : t))
+    .sort()
+    .join(', ');
+}
+
+/** Python's str() of a float: integral values keep `.0`. */
+export function pythonFloat(n: number): string {
+  return Number.isInteger(n) && Math.abs(n) < 1e16 ? `${n}.0` : String(n);
+}
+
+export interface LabelContext {
+  readonly language: string | undefined;
+  readonly defaultLanguage: string;
+}
+
+export function choiceLabel(choice: Choice, ctx: LabelContext): string {
+  return labelText(choice.label, ctx.language, ctx.defaultLanguage) ?? choice.name;
+}
+
+/** select_one / select_multiple values as their choice labels (unknown names stay as they are). */
+export function choiceLabels(question: ExportQuestion, value: string, ctx: LabelContext): string {
+  const names = question.selectMultiple ? value.split(' ') : [value];
+  return names
+    .map((name) => {
+      const choice = question.choices.find((c) => c.name === name);
+      return choice ? choiceLabel(choice, ctx) : name;
+    })
+    .join(' ');
+}
+
+/** The absolute link of a media answer whose file arrived, else the file name. */
+export function mediaValue(value: string, record: ExportRecord, links: LinkContext): string {
+  const attachments = record['_attachments'];
+  if (typeof attachments === 'object' && attachments !== null && !Array.isArray(attachments)) {
+    const id = (attachments as Record<string, unknown>)[value];
+    if (typeof id === 'number') return `${links.baseUrl}/api/v1/files/${id}?filename=${value}`;
+  }
+  return value;
+}
+
+/** The four parts of a geopoint answer, or undefined when it is not four parts. */
+export function geopointParts(value: unknown): string[] | undefined {
+  if (typeof value !== 'string') return undefined;
+  const parts = value.split(' ');
+  return parts.length === 4 ? parts : undefined;
+}
+
+/** `_gps_latitude`… names onadata derives from a geopoint (prefixed by its group path). */
+export const GEOPOINT_SUFFIXES = ['latitude', 'longitude', 'altitude', 'precision'] as const;
+
+export function geopointPartPath(path: string, part: number): string {
+  const slash = path.lastIndexOf('/');
+  const prefix = slash < 0 ? '' : path.slice(0, slash + 1);
+  const name = slash < 0 ? path : path.slice(slash + 1);
+  return `${prefix}_${name}_${GEOPOINT_SUFFIXES[part] ?? 'latitude'}`;
+}

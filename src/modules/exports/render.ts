@@ -1,0 +1,90 @@
+// THE entry point for producing an export file: direct downloads and export jobs call
+// renderExport. Each format is one case below; a bad request throws its AppError before the
+// first chunk exists, so a download can still answer a proper 4xx.
+import type { AppDeps, RequestContext } from '../../context.ts';
+import { errors } from '../../errors.ts';
+import { formAllows, isAuthenticated } from '../../access/index.ts';
+import { findFormDefinition } from '../forms/repository.ts';
+import { loadVisibleForm } from '../forms/service.ts';
+import { flatCsvChunks } from './flat-csv.ts';
+import type { ExportOptions } from './options.ts';
+import { openExportSource, type ExportTarget } from './source.ts';
+import { csvZip, savZip } from './zipped.ts';
+
+export type { ExportTarget } from './source.ts';
+export type { ExportOptions } from './options.ts';
+
+export type ExportFormat = 'csv' | 'xls' | 'xlsx' | 'csvzip' | 'savzip' | 'kml' | 'osm';
+
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'xls', 'xlsx', 'csvzip', 'savzip', 'kml', 'osm'];
+
+export function isExportFormat(value: string): value is ExportFormat {
+  return (EXPORT_FORMATS as readonly string[]).includes(value);
+}
+
+export interface ExportFile {
+  contentType: string;
+  /** `<id_string>[-group-name-removed]-<YYYY-MM-DD-HH-MM-SS>.<extension>` */
+  fileName: string;
+  extension: string;
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+const FILE_TYPES: Record<ExportFormat, { contentType: string; extension: string }> = {
+  csv: { contentType: 'application/csv', extension: 'csv' },
+  xls: { contentType: 'application/vnd.ms-excel', extension: 'xls' },
+  xlsx: { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' },
+  csvzip: { contentType: 'application/zip', extension: 'zip' },
+  savzip: { contentType: 'application/zip', extension: 'zip' },
+  kml: { contentType: 'application/vnd.google-earth.kml+xml', extension: 'kml' },
+  osm: { contentType: 'application/osm', extension: 'osm' },
+};
+
+function stamp(now: Date): string {
+  return now.toISOString().slice(0, 19).replace(/[T:]/g, '-');
+}
+
+export function exportFileName(idString: string, options: ExportOptions, now: Date, extension: string): string {
+  return `${idString}${options.removeGroupName ? '-group-name-removed' : ''}-${stamp(now)}.${extension}`;
+}
+
+export async function renderExport(deps: AppDeps, target: ExportTarget, format: ExportFormat, options: ExportOptions, baseUrl: string): Promise<ExportFile> {
+  const now = deps.clock.now();
+  const type = FILE_TYPES[format];
+  const file = (chunks: AsyncIterable<Uint8Array>): ExportFile => ({
+    ...type,
+    fileName: exportFileName(target.idString, options, now, type.extension),
+    chunks,
+  });
+  switch (format) {
+    case 'csv':
+      return file(await flatCsvChunks(await openExportSource(deps, target, options, baseUrl)));
+    case 'csvzip':
+      return file(await csvZip(await openExportSource(deps, target, options, baseUrl), now));
+    case 'savzip':
+      return file(await savZip(await openExportSource(deps, target, options, baseUrl), now));
+    // Not plugged in yet: xlsx / xls (the spreadsheet writers in src/exports/xlsx and
+    // src/exports/xls), kml / osm (src/modules/exports/kml.ts and osm.ts).
+    case 'xlsx':
+    case 'xls':
+    case 'kml':
+    case 'osm':
+      throw errors.badRequest(`'${format}' format not known or not implemented!`);
+  }
+}
+
+/** Who may export: public data to anyone; otherwise a role with can_export_xform_data. */
+export async function loadExportTarget(ctx: RequestContext, rawFormId: string): Promise<ExportTarget> {
+  const visible = await loadVisibleForm(ctx, rawFormId);
+  const { form, role } = visible;
+  const facts = { shared: form.shared, role };
+  let submittedBy: number | undefined;
+  if (!form.shared_data) {
+    if (!isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+    if (!formAllows(facts, 'can_export_xform_data')) throw errors.permissionDenied();
+    // Roles that see only their own submissions export only those (as the data API shows them).
+    if (!formAllows(facts, 'view_xform_all')) submittedBy = ctx.actor.user.id;
+  }
+  const definition = await findFormDefinition(ctx.db, form.id);
+  return { formId: form.id, idString: form.id_string, title: form.title, formJson: definition.json, submittedBy };
+}

@@ -1,0 +1,32 @@
+// Direct downloads: `GET /api/v1/forms/{pk}.{ext}` and `GET /api/v1/data/{pk}.{ext}` arrive at
+// the forms and data routes with the suffix in the pk; they hand such requests to sendExport.
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseExportOptions, type RawQuery } from './options.ts';
+import { isExportFormat, loadExportTarget, renderExport, type ExportFormat } from './render.ts';
+
+const SUFFIX = /^(\d+)\.([a-z]+)$/;
+
+/** `12.csv` → the form id and the export format; undefined for anything else. */
+export function exportSuffix(pk: string): { pk: string; format: ExportFormat } | undefined {
+  const match = SUFFIX.exec(pk);
+  const [, id, ext] = match ?? [];
+  return id !== undefined && ext !== undefined && isExportFormat(ext) ? { pk: id, format: ext } : undefined;
+}
+
+/** RFC 6266 header as onadata writes it: a plain fallback name and the real one in UTF-8. */
+export function contentDisposition(fileName: string, extension: string): string {
+  return `attachment; filename="download.${extension}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+export async function sendExport(request: FastifyRequest, reply: FastifyReply, target: { pk: string; format: ExportFormat }): Promise<FastifyReply> {
+  const ctx = request.ctx;
+  const options = parseExportOptions((request.query ?? {}) as RawQuery);
+  const exportTarget = await loadExportTarget(ctx, target.pk);
+  const file = await renderExport(ctx, exportTarget, target.format, options, ctx.baseUrl);
+  return reply
+    .type(file.contentType)
+    .header('content-disposition', contentDisposition(file.fileName, file.extension))
+    .header('cache-control', 'private, no-store')
+    .send(Readable.from(file.chunks));
+}
