@@ -16,6 +16,7 @@ import { registerFormRoutes } from './modules/forms/routes.ts';
 import { registerOpenRosaRoutes } from './modules/openrosa/routes.ts';
 import { registerDataRoutes, registerSubmissionRoutes } from './modules/submissions/routes.ts';
 import { registerOAuthRoutes } from './modules/oauth/routes.ts';
+import { registerImportRoutes } from './modules/imports/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerOpenRosaRoutes(app);
   registerSubmissionRoutes(app);
   registerDataRoutes(app);
+  registerImportRoutes(app);
   registerOAuthRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;

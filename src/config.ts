@@ -20,6 +20,8 @@ export interface Config {
   readonly cacheMaxAgeSeconds: number;
   readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
+  /** Record imports of at least this many bytes run as a job (onadata's CSV_FILESIZE_IMPORT_ASYNC_THRESHOLD). */
+  readonly importAsyncThresholdBytes: number;
   readonly logLevel: string;
   readonly disableCreatingUsers: boolean;
   readonly authCacheMs: number;
@@ -57,6 +59,7 @@ export const SETTINGS = [
   ['CACHE_CONTROL_MAX_AGE', '30', 'max-age in seconds on cacheable GET responses'],
   ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
   ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
+  ['IMPORT_ASYNC_THRESHOLD', '100000', 'record imports (CSV, XLS, XLSX) of at least this many bytes run as a background job'],
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
   ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
   ['WORKERS', '1', 'background job workers in the server process (0: none; use `gather worker`)'],
@@ -112,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMaxAgeSeconds: integer(env, 'CACHE_CONTROL_MAX_AGE', 30),
     bodyLimitBytes: integer(env, 'BODY_LIMIT', 1_048_576),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT', 104_857_600),
+    importAsyncThresholdBytes: integer(env, 'IMPORT_ASYNC_THRESHOLD', 100_000),
     logLevel: env['LOG_LEVEL'] || 'info',
     disableCreatingUsers: /^(1|true|yes)$/i.test(env['DISABLE_CREATING_USERS'] ?? ''),
     authCacheMs: integer(env, 'AUTH_CACHE_MS', 2000),

@@ -50,6 +50,8 @@ export const errors = {
   exportFormatNotSupported: () => new AppError(403, { details: 'Export format not supported' }),
   /** A Google Sheets export before the account authorised the provider: where to authorise. */
   spreadsheetAuthorizationNeeded: (url: string) => new AppError(403, { url, details: 'Google authorization needed' }),
+  /** A refused record import: onadata's async_status body. */
+  importFailed: (error: string, extra: Record<string, unknown> = {}) => new AppError(400, { job_status: 'FAILURE', error, ...extra }),
   payloadTooLarge: (limit: number) => new AppError(413, { detail: `Request body is larger than ${limit} bytes.` }),
 } as const;
 

@@ -1,0 +1,259 @@
+// One row of an import file → the OpenRosa instance a device would have sent for it (as
+// onadata's csv_import builds one with dict2xmlsubmission), in form order, so that it is stored
+// through the same parser as any submission. Values are checked first; a row with bad values
+// yields its problems (column, value) and no instance.
+import type { ImportElement, ImportForm, ImportQuestion, ImportSection } from './form-model.ts';
+import type { ColumnRole, HeaderPlan, RepeatStep } from './header-plan.ts';
+import { checkValue, normaliseDateTime } from './values.ts';
+
+export interface CellProblem {
+  readonly column: string;
+  readonly value: string;
+  /** `integer`, `date`, `choice`… (see problemLabel). */
+  readonly problem: string;
+}
+
+/** A checked row, waiting to learn whether it adds a record or edits one. */
+export interface PreparedRow {
+  /** `_uuid` (or else the uuid of `meta/instanceID`): the record this row edits, when one has it. */
+  readonly matchUuid: string | null;
+  /** `_submission_time`, as an ISO timestamp with a zone. */
+  readonly submissionTime: string | null;
+  /** `_submitted_by` as written. */
+  readonly submittedBy: string | null;
+  /** The instance XML with this instanceID (and the deprecatedID of the record it edits). */
+  render(instanceUuid: string, deprecatedUuid: string | null): string;
+}
+
+export type PreparedResult = { ok: true; row: PreparedRow } | { ok: false; problems: CellProblem[] };
+
+export interface InstanceIdentity {
+  rootName: string;
+  idString: string;
+  /** The form's uuid, written as `formhub/uuid` like every device does. */
+  formUuid: string;
+}
+
+/** Answers of one instance or repeat entry, by question. */
+class Entry {
+  readonly values = new Map<ImportQuestion, string>();
+  choices: Map<ImportQuestion, Set<string>> | undefined;
+  geoParts: Map<ImportQuestion, Array<string | undefined>> | undefined;
+  repeats: Map<ImportSection, Map<number, Entry>> | undefined;
+
+  child(step: RepeatStep): Entry {
+    this.repeats ??= new Map();
+    let entries = this.repeats.get(step.repeat);
+    if (!entries) {
+      entries = new Map();
+      this.repeats.set(step.repeat, entries);
+    }
+    let entry = entries.get(step.index);
+    if (!entry) {
+      entry = new Entry();
+      entries.set(step.index, entry);
+    }
+    return entry;
+  }
+}
+
+const NOT_AVAILABLE = 'n/a';
+const TRUE_CELL = /^(?:true|1)$/i;
+const FALSE_CELL = /^(?:false|0)$/i;
+// XML 1.0 cannot carry these characters at all.
+const UNWRITABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+function escapeText(text: string): string {
+  if (!/[&<>]/.test(text)) return text;
+  return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'));
+}
+
+/** Strips any number of `uuid:` prefixes (onadata's XLSX exports write `uuid:uuid:…` for instanceIDs). */
+export function bareUuid(text: string): string | null {
+  let value = text.trim();
+  while (value.toLowerCase().startsWith('uuid:')) value = value.slice(5).trim();
+  return value === '' ? null : value;
+}
+
+/** `_submission_time` as PostgreSQL and the data API read it; a time without a zone is UTC. */
+function submissionTimeOf(text: string): string | null {
+  const normalised = normaliseDateTime(text.trim());
+  if (normalised === null) return null;
+  return /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(normalised) ? normalised : `${normalised}+00:00`;
+}
+
+export class RowBuilder {
+  readonly #plan: HeaderPlan;
+  readonly #form: ImportForm;
+  readonly #open: string;
+  readonly #formhub: string;
+
+  constructor(form: ImportForm, plan: HeaderPlan, identity: InstanceIdentity) {
+    this.#plan = plan;
+    this.#form = form;
+    this.#open = `<?xml version="1.0" ?><${form.rootName} id="${escapeAttribute(identity.idString)}"`;
+    this.#formhub = `<formhub><uuid>${escapeText(identity.formUuid)}</uuid></formhub>`;
+  }
+
+  prepare(cells: readonly string[]): PreparedResult {
+    const root = new Entry();
+    const problems: CellProblem[] = [];
+    let uuid: string | null = null;
+    let instanceUuid: string | null = null;
+    let submissionTime: string | null = null;
+    let submittedBy: string | null = null;
+    const columns = this.#plan.columns;
+    for (let i = 0; i < columns.length; i++) {
+      const raw = cells[i];
+      if (raw === undefined || raw === '' || raw === NOT_AVAILABLE) continue;
+      const role = columns[i] as ColumnRole;
+      const column = this.#plan.headers[i] ?? '';
+      switch (role.role) {
+        case 'ignored':
+          break;
+        case 'uuid':
+          uuid = bareUuid(raw);
+          break;
+        case 'instance-id':
+          instanceUuid = bareUuid(raw);
+          break;
+        case 'submitted-by':
+          submittedBy = raw.trim() || null;
+          break;
+        case 'submission-time':
+          submissionTime = submissionTimeOf(raw);
+          if (submissionTime === null) problems.push({ column, value: raw, problem: 'datetime' });
+          break;
+        case 'value': {
+          if (UNWRITABLE.test(raw)) {
+            problems.push({ column, value: raw, problem: 'character' });
+            break;
+          }
+          const checked = checkValue(role.question, raw);
+          if (checked.ok) this.#entryFor(root, role.steps).values.set(role.question, checked.value);
+          else problems.push({ column, value: raw, problem: checked.problem });
+          break;
+        }
+        case 'choice': {
+          const text = raw.trim();
+          if (FALSE_CELL.test(text)) break;
+          if (!TRUE_CELL.test(text) && text !== role.choice) {
+            problems.push({ column, value: raw, problem: 'select' });
+            break;
+          }
+          const entry = this.#entryFor(root, role.steps);
+          entry.choices ??= new Map();
+          let picked = entry.choices.get(role.question);
+          if (!picked) {
+            picked = new Set();
+            entry.choices.set(role.question, picked);
+          }
+          picked.add(role.choice);
+          break;
+        }
+        case 'geo-part': {
+          const text = raw.trim();
+          if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(text)) {
+            problems.push({ column, value: raw, problem: 'geopoint' });
+            break;
+          }
+          const entry = this.#entryFor(root, role.steps);
+          entry.geoParts ??= new Map();
+          let parts = entry.geoParts.get(role.question);
+          if (!parts) {
+            parts = [];
+            entry.geoParts.set(role.question, parts);
+          }
+          parts[role.part] = text;
+          break;
+        }
+      }
+    }
+    this.#combineParts(root, problems);
+    if (problems.length > 0) return { ok: false, problems };
+    const body = this.#children(this.#form.root, root, true);
+    const open = this.#open;
+    const formhub = this.#formhub;
+    const time = submissionTime;
+    return {
+      ok: true,
+      row: {
+        matchUuid: uuid ?? instanceUuid,
+        submissionTime,
+        submittedBy,
+        render: (instance, deprecated) => {
+          const meta = `<instanceID>uuid:${escapeText(instance)}</instanceID>${deprecated === null ? '' : `<deprecatedID>uuid:${escapeText(deprecated)}</deprecatedID>`}`;
+          const attributes = ` instanceID="uuid:${escapeAttribute(instance)}"${time === null ? '' : ` submissionDate="${escapeAttribute(time)}"`}>`;
+          const withMeta = body.includes('\u0000meta\u0000') ? body.replace('\u0000meta\u0000', meta) : `${body}<meta>${meta}</meta>`;
+          return `${open}${attributes}${formhub}${withMeta}</${this.#form.rootName}>`;
+        },
+      },
+    };
+  }
+
+  #entryFor(root: Entry, steps: readonly RepeatStep[]): Entry {
+    let entry = root;
+    for (const step of steps) entry = entry.child(step);
+    return entry;
+  }
+
+  /** Split select_multiple columns and geopoint parts become the question's value (the whole column wins). */
+  #combineParts(entry: Entry, problems: CellProblem[]): void {
+    if (entry.choices) {
+      for (const [question, picked] of entry.choices) {
+        if (entry.values.has(question)) continue;
+        const order = question.choices ?? [...picked];
+        const names = order.filter((name) => picked.has(name));
+        if (names.length > 0) entry.values.set(question, names.join(' '));
+      }
+    }
+    if (entry.geoParts) {
+      for (const [question, parts] of entry.geoParts) {
+        if (entry.values.has(question)) continue;
+        const [lat, lon, alt, precision] = parts;
+        if (lat === undefined || lon === undefined) {
+          problems.push({ column: question.path, value: parts.filter((p) => p !== undefined).join(' '), problem: 'geopoint' });
+          continue;
+        }
+        const value = [lat, lon, alt ?? (precision === undefined ? undefined : '0'), precision].filter((p) => p !== undefined).join(' ');
+        const checked = checkValue(question, value);
+        if (checked.ok) entry.values.set(question, checked.value);
+        else problems.push({ column: question.path, value, problem: checked.problem });
+      }
+    }
+    if (entry.repeats) for (const entries of entry.repeats.values()) for (const child of entries.values()) this.#combineParts(child, problems);
+  }
+
+  /** The XML of a section's children; at the root, `meta` gets a marker where instanceID goes. */
+  #children(section: ImportSection, entry: Entry, atRoot: boolean): string {
+    let out = '';
+    for (const element of section.children) out += this.#element(element, entry, atRoot);
+    return out;
+  }
+
+  #element(element: ImportElement, entry: Entry, atRoot: boolean): string {
+    if (element.kind === 'question') {
+      if (atRoot && (element.path === 'meta/instanceID' || element.path === 'meta/deprecatedID')) return '';
+      const value = entry.values.get(element);
+      return value === undefined ? '' : `<${element.name}>${escapeText(value)}</${element.name}>`;
+    }
+    if (element.kind === 'repeat') {
+      const entries = entry.repeats?.get(element);
+      if (!entries) return '';
+      let out = '';
+      for (const index of [...entries.keys()].sort((a, b) => a - b)) {
+        const inner = this.#children(element, entries.get(index) as Entry, false);
+        if (inner !== '') out += `<${element.name}>${inner}</${element.name}>`;
+      }
+      return out;
+    }
+    const isMeta = atRoot && element.path === 'meta';
+    const inner = this.#children(element, entry, atRoot);
+    if (isMeta) return `<${element.name}>${inner}\u0000meta\u0000</${element.name}>`;
+    return inner === '' ? '' : `<${element.name}>${inner}</${element.name}>`;
+  }
+}

@@ -1,0 +1,87 @@
+// The import job: the stored file is read back, its rows staged in short statements (so polls and
+// other requests get through, even on PGlite's single session) with progress reported, then
+// applied in one transaction that also records the outcome. A run after a crash first looks for
+// that record: an import is applied exactly once.
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import type { JobContext } from '../../jobs/registry.ts';
+import type { DbOrTx } from '../../platform/db.ts';
+import { findFormDefinition, findLiveForm } from '../forms/repository.ts';
+import * as repo from './repository.ts';
+import { applyImport, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
+import { IMPORT_JOB, type ImportJobPayload } from './service.ts';
+import { makeTempDir } from './upload.ts';
+
+async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Promise<void> {
+  const out = createWriteStream(path);
+  try {
+    for (let seq = 0; ; seq++) {
+      const piece = await repo.findImportFilePiece(db, importId, seq);
+      if (!piece) break;
+      if (!out.write(piece)) await once(out, 'drain');
+    }
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+}
+
+async function countRows(kind: ImportJobPayload['kind'], path: string, signal: AbortSignal): Promise<number> {
+  let rows = -1;
+  for await (const row of readRows(kind, path)) {
+    void row;
+    rows++;
+    if ((rows & 0x3fff) === 0) signal.throwIfAborted();
+  }
+  return Math.max(rows, 0);
+}
+
+export async function runImportJob(job: JobContext, payload: ImportJobPayload): Promise<ImportSummary> {
+  const { db, clock, config } = job.deps;
+  const { importId } = payload;
+  await repo.deleteAbandonedImports(db, IMPORT_JOB);
+  const applied = await repo.findImportResult(db, importId);
+  if (applied) {
+    await repo.deleteImportFile(db, importId);
+    return applied as ImportSummary;
+  }
+  await repo.deleteStagedRows(db, importId);
+  const form = await findLiveForm(db, payload.formId);
+  if (!form) throw new Error('The form no longer exists.');
+  const target: ImportTarget = {
+    importId,
+    form: { id: form.id, id_string: form.id_string, version: form.version, uuid: form.uuid },
+    formJson: (await findFormDefinition(db, form.id)).json,
+    actorId: payload.actorId,
+    overwrite: payload.overwrite,
+    maxInstanceBytes: config.uploadLimitBytes,
+  };
+  const dir = await makeTempDir();
+  const path = join(dir, 'import');
+  try {
+    await spoolStoredFile(db, importId, path);
+    const total = await countRows(payload.kind, path, job.signal);
+    await job.reportProgress(0, total);
+    const staged = await stageImport(db, target, readRows(payload.kind, path), {
+      onProgress: (rows) => job.reportProgress(Math.min(rows, total), total),
+    });
+    job.signal.throwIfAborted();
+    return await db.transaction().execute(async (trx) => {
+      const summary = await applyImport(trx, target, staged, clock.now());
+      await repo.deleteImportFile(trx, importId);
+      return summary;
+    });
+  } catch (error) {
+    await repo.deleteStagedRows(db, importId).catch(() => undefined);
+    if (error instanceof ImportRefused) {
+      // The file's own fault: no retry, and the file is not needed again.
+      await repo.deleteImportFile(db, importId).catch(() => undefined);
+      throw new Error(error.message, { cause: error });
+    }
+    throw error;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,251 @@
+// The import itself: rows from a file → checked → instance XML → parsed exactly as a submission
+// is → staged in batches → applied to the form's records at once. Staging runs on whatever
+// connection the caller gives (the request's transaction for a small file; short statements of
+// their own for a job), applying always runs in one transaction.
+import { randomUUID } from 'node:crypto';
+import type { DbOrTx } from '../../platform/db.ts';
+import { buildImportForm } from '../../imports/form-model.ts';
+import { planHeaders } from '../../imports/header-plan.ts';
+import { RowBuilder, type CellProblem, type PreparedRow } from '../../imports/row-builder.ts';
+import { problemLabel } from '../../imports/values.ts';
+import { buildFormSchema, type FormSchema } from '../submissions/form-schema.ts';
+import { parseInstance } from '../submissions/instance-xml.ts';
+import { refreshFormCounters } from '../submissions/repository.ts';
+import * as repo from './repository.ts';
+import { ImportFileError } from './readers/errors.ts';
+import { readCsvRows } from './readers/csv.ts';
+import { readXlsxRows } from './readers/xlsx.ts';
+import { readXlsRows } from './readers/xls.ts';
+
+export type ImportFileKind = 'csv' | 'xlsx' | 'xls';
+
+export const IMPORTED_STATUS = 'imported_via_csv';
+/** Rows per staging statement. */
+const BATCH_ROWS = 500;
+/** A file with this many bad rows is not read further: the answer lists these. */
+const MAX_ROW_ERRORS = 100;
+
+export interface ImportTarget {
+  importId: string;
+  form: { id: number; id_string: string; version: string; uuid: string };
+  formJson: Record<string, unknown>;
+  actorId: number;
+  overwrite: boolean;
+  /** Largest instance the parser accepts (the upload limit). */
+  maxInstanceBytes: number;
+}
+
+export interface ImportSummary {
+  additions: number;
+  duplicates: number;
+  updates: number;
+  info: string;
+}
+
+export interface RowError {
+  /** 0-based data row (the header is not counted), as onadata numbers them. */
+  row: number;
+  column: string;
+  value: string;
+  problem: string;
+}
+
+/** A file the import refuses: its message is the client's `error`. */
+export class ImportRefused extends Error {
+  override name = 'ImportRefused';
+  constructor(message: string, readonly rowErrors: readonly RowError[] = []) {
+    super(message);
+  }
+}
+
+export function readRows(kind: ImportFileKind, path: string): AsyncGenerator<string[]> {
+  if (kind === 'xlsx') return readXlsxRows(path);
+  if (kind === 'xls') return readXlsRows(path);
+  return readCsvRows(path);
+}
+
+export interface StageOutcome {
+  rows: number;
+  stagedAdditions: number;
+  stagedEdits: number;
+  /** Rows naming a record another row of the file already edits. */
+  duplicatesInFile: number;
+  extraColumns: readonly string[];
+}
+
+function pythonRepr(text: string): string {
+  return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("'", "\\'")}'`;
+}
+
+/** onadata's message: `Invalid CSV data imported in row(s): {1: ['Unknown integer format(s): 21.53 (age)']}`. */
+export function rowErrorMessage(errors: readonly RowError[]): string {
+  const byRow = new Map<number, Map<string, string[]>>();
+  for (const e of errors) {
+    let problems = byRow.get(e.row);
+    if (!problems) byRow.set(e.row, (problems = new Map()));
+    const label = problemLabel(e.problem);
+    const list = problems.get(label) ?? [];
+    list.push(`${e.value} (${e.column})`);
+    problems.set(label, list);
+  }
+  const rows = [...byRow].map(([row, problems]) => `${row}: [${[...problems].map(([label, values]) => pythonRepr(`${label}: ${values.join(', ')}`)).join(', ')}]`);
+  return `Invalid CSV data imported in row(s): {${rows.join(', ')}}`;
+}
+
+class Stager {
+  readonly #schema: FormSchema;
+  readonly #editedTargets = new Set<string>();
+  readonly #users = new Map<string, number | null>();
+  staged = { additions: 0, edits: 0, duplicates: 0 };
+
+  constructor(private readonly db: DbOrTx, private readonly target: ImportTarget) {
+    this.#schema = buildFormSchema(target.formJson);
+  }
+
+  async flush(batch: Array<{ seq: number; row: PreparedRow }>): Promise<void> {
+    if (batch.length === 0) return;
+    const { form, overwrite } = this.target;
+    const matches = overwrite ? [] : batch.map((b) => b.row.matchUuid).filter((u): u is string => u !== null);
+    const live = await repo.findLiveUuids(this.db, form.id, [...new Set(matches)]);
+    await this.#learnUsers(batch.map((b) => b.row.submittedBy));
+    const staged: repo.StagedRow[] = [];
+    for (const { seq, row } of batch) {
+      const match = overwrite ? null : row.matchUuid;
+      let target: string | null = null;
+      if (match !== null && live.has(match)) {
+        if (this.#editedTargets.has(match)) {
+          this.staged.duplicates++;
+          continue;
+        }
+        this.#editedTargets.add(match);
+        target = match;
+      }
+      const uuid = target === null && match !== null ? match : randomUUID();
+      staged.push(this.#stagedRow(seq, row, uuid, target));
+    }
+    await repo.stageRows(this.db, this.target.importId, staged);
+  }
+
+  #stagedRow(seq: number, row: PreparedRow, uuid: string, target: string | null): repo.StagedRow {
+    const { form } = this.target;
+    const xml = row.render(uuid, target);
+    const parsed = parseInstance(xml, this.#schema, { maxBytes: this.target.maxInstanceBytes });
+    if (!parsed.ok) throw new ImportRefused(`Row ${seq} could not be stored: ${parsed.error}`);
+    const { record, meta } = parsed;
+    const version = meta.version ?? form.version;
+    const json = JSON.stringify({
+      ...record,
+      _uuid: uuid,
+      _xform_id_string: meta.idString ?? form.id_string,
+      _version: version,
+      _status: IMPORTED_STATUS,
+      _geolocation: meta.geolocation,
+      _duration: meta.duration,
+      _bamboo_dataset_id: '',
+      _tags: [],
+      _notes: [],
+    });
+    if (target === null) this.staged.additions++;
+    else this.staged.edits++;
+    const submitter = row.submittedBy === null ? undefined : this.#users.get(row.submittedBy.toLowerCase());
+    return {
+      seq,
+      targetUuid: target,
+      uuid,
+      xml,
+      json,
+      version,
+      submittedBy: submitter ?? this.target.actorId,
+      dateCreated: row.submissionTime,
+      totalMedia: meta.mediaFiles.length,
+      media: JSON.stringify(meta.mediaFiles),
+      hasGeopoint: meta.geolocation[0] !== null,
+    };
+  }
+
+  /** `_submitted_by` names the record's submitter when that account exists (onadata's rule). */
+  async #learnUsers(names: ReadonlyArray<string | null>): Promise<void> {
+    const unknown = [...new Set(names.filter((n): n is string => n !== null).map((n) => n.toLowerCase()))].filter((n) => !this.#users.has(n));
+    if (unknown.length === 0) return;
+    const found = await repo.findUserIdsByUsername(this.db, unknown);
+    for (const name of unknown) this.#users.set(name, found.get(name) ?? null);
+  }
+}
+
+export interface StageOptions {
+  /** Called after each batch with the number of data rows read so far. */
+  onProgress?: (rows: number) => Promise<void>;
+}
+
+/** Reads, checks and stages every row; throws ImportRefused (nothing staged matters then) on bad input. */
+export async function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, options: StageOptions = {}): Promise<StageOutcome> {
+  const form = buildImportForm(target.formJson);
+  const stager = new Stager(db, target);
+  const errors: RowError[] = [];
+  let builder: RowBuilder | undefined;
+  let extraColumns: readonly string[] = [];
+  let batch: Array<{ seq: number; row: PreparedRow }> = [];
+  let count = 0;
+  try {
+    for await (const cells of rows) {
+      if (!builder) {
+        const planned = planHeaders(form, cells);
+        if (!planned.ok) throw new ImportRefused(planned.error);
+        extraColumns = planned.plan.extraColumns;
+        builder = new RowBuilder(form, planned.plan, { rootName: form.rootName, idString: target.form.id_string, formUuid: target.form.uuid });
+        continue;
+      }
+      const seq = count++;
+      const prepared = builder.prepare(cells);
+      if (!prepared.ok) {
+        for (const p of prepared.problems as CellProblem[]) errors.push({ row: seq, column: p.column, value: p.value, problem: p.problem });
+        if (errors.length >= MAX_ROW_ERRORS) break;
+        continue;
+      }
+      if (errors.length > 0) continue;
+      batch.push({ seq, row: prepared.row });
+      if (batch.length >= BATCH_ROWS) {
+        await stager.flush(batch);
+        batch = [];
+        await options.onProgress?.(count);
+      }
+    }
+  } catch (error) {
+    if (error instanceof ImportFileError) throw new ImportRefused(error.message);
+    throw error;
+  }
+  if (!builder) throw new ImportRefused('The file is empty.');
+  if (errors.length > 0) throw new ImportRefused(rowErrorMessage(errors), errors);
+  await stager.flush(batch);
+  await options.onProgress?.(count);
+  return {
+    rows: count,
+    stagedAdditions: stager.staged.additions,
+    stagedEdits: stager.staged.edits,
+    duplicatesInFile: stager.staged.duplicates,
+    extraColumns,
+  };
+}
+
+/** Applies the staged rows in the caller's transaction and records the outcome under the import's id. */
+export async function applyImport(trx: DbOrTx, target: ImportTarget, staged: StageOutcome, now: Date): Promise<ImportSummary> {
+  const options: repo.ApplyOptions = {
+    importId: target.importId, formId: target.form.id, actorId: target.actorId, now, overwrite: target.overwrite, status: IMPORTED_STATUS,
+  };
+  if (target.overwrite) await repo.softDeleteAllRecords(trx, target.form.id, target.actorId, now);
+  const updates = await repo.applyStagedEdits(trx, options);
+  if (updates !== staged.stagedEdits) {
+    throw new ImportRefused('Some records this file edits were changed or deleted while it was being imported; nothing was imported. Please try again.');
+  }
+  const additions = await repo.applyStagedAdditions(trx, options);
+  await refreshFormCounters(trx, target.form.id);
+  const summary: ImportSummary = {
+    additions,
+    duplicates: staged.duplicatesInFile + (staged.stagedAdditions - additions),
+    updates,
+    info: `Additional column(s) excluded from the upload: '${staged.extraColumns.join(', ')}'.`,
+  };
+  await repo.recordImportResult(trx, target.importId, target.form.id, summary);
+  await repo.deleteStagedRows(trx, target.importId);
+  return summary;
+}

@@ -1,0 +1,251 @@
+// The first sheet of an .xlsx workbook as rows of text, streamed: the sheet's XML is read through
+// saxes as it is inflated, so memory holds the shared-strings table and one row, not the sheet.
+// Cells are written as onadata's XLS import turns them into CSV (csv_import.submission_xls_to_csv):
+// dates as ISO text, booleans as True/False, numbers as their shortest decimal text.
+import { SaxesParser } from 'saxes';
+import yauzl from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { ImportFileError } from './errors.ts';
+import { excelSerialToText } from './excel-dates.ts';
+
+export const NOT_A_WORKBOOK = 'The file is not an Excel workbook that can be read.';
+
+/** Parts other than the sheet are read whole; none of them is legitimately this large. */
+const MAX_PART_BYTES = 256 * 1024 * 1024;
+
+function localName(name: string): string {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+}
+
+function openZip(path: string): Promise<ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false }, (error, zip) => {
+      if (error || !zip) reject(new ImportFileError(NOT_A_WORKBOOK));
+      else resolve(zip);
+    });
+  });
+}
+
+function listEntries(zip: ZipFile): Promise<Map<string, Entry>> {
+  return new Promise((resolve, reject) => {
+    const entries = new Map<string, Entry>();
+    zip.on('entry', (entry: Entry) => {
+      entries.set(entry.fileName.replace(/^\/+/, ''), entry);
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(entries));
+    zip.once('error', () => reject(new ImportFileError(NOT_A_WORKBOOK)));
+    zip.readEntry();
+  });
+}
+
+/** Feeds an entry's XML through a SAX parser, chunk by chunk, yielding whatever the handlers queued. */
+async function* saxEntry<T>(zip: ZipFile, entry: Entry, setup: (parser: SaxesParser, queue: T[]) => void): AsyncGenerator<T> {
+  if (entry.uncompressedSize > Number.MAX_SAFE_INTEGER) throw new ImportFileError(NOT_A_WORKBOOK);
+  const stream = await zip.openReadStreamPromise(entry);
+  const parser = new SaxesParser({ xmlns: false });
+  const queue: T[] = [];
+  let failure: Error | undefined;
+  parser.on('error', (error) => {
+    failure = error;
+  });
+  parser.on('doctype', () => {
+    failure = new Error('DOCTYPE in a workbook part');
+  });
+  setup(parser, queue);
+  const decoder = new TextDecoder('utf-8');
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      parser.write(decoder.decode(chunk, { stream: true }));
+      if (failure) throw new ImportFileError(NOT_A_WORKBOOK);
+      for (const item of queue.splice(0)) yield item;
+    }
+    parser.write(decoder.decode()).close();
+    if (failure) throw new ImportFileError(NOT_A_WORKBOOK);
+    for (const item of queue.splice(0)) yield item;
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function readSmallPart<T>(zip: ZipFile, entry: Entry | undefined, setup: (parser: SaxesParser, queue: T[]) => void): Promise<T[]> {
+  if (!entry) return [];
+  if (entry.uncompressedSize > MAX_PART_BYTES) throw new ImportFileError(NOT_A_WORKBOOK);
+  const out: T[] = [];
+  for await (const item of saxEntry(zip, entry, setup)) out.push(item);
+  return out;
+}
+
+/** Shared strings: plain `<t>` text, or the runs of rich text joined (phonetic runs left out). */
+async function readSharedStrings(zip: ZipFile, entry: Entry | undefined): Promise<string[]> {
+  return readSmallPart<string>(zip, entry, (parser, queue) => {
+    let current = '';
+    let inText = false;
+    let inPhonetic = false;
+    parser.on('opentag', (tag) => {
+      const name = localName(tag.name);
+      if (name === 'si') current = '';
+      else if (name === 't') inText = true;
+      else if (name === 'rPh') inPhonetic = true;
+    });
+    parser.on('text', (text) => {
+      if (inText && !inPhonetic) current += text;
+    });
+    parser.on('closetag', (tag) => {
+      const name = localName(tag.name);
+      if (name === 't') inText = false;
+      else if (name === 'rPh') inPhonetic = false;
+      else if (name === 'si') queue.push(current);
+    });
+  });
+}
+
+const BUILT_IN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 45, 46, 47]);
+
+/** A number format shows a date or time when, quoted text and [colours] aside, it has d, m, y, h or s. */
+export function isDateFormat(code: string): boolean {
+  const stripped = code.replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/\[(?![hms]+\])[^\]]*\]/gi, '');
+  return /[dmyhs]/i.test(stripped) && !/^general$/i.test(stripped.trim());
+}
+
+/** Which cell style indexes (`s`) format their numbers as dates. */
+async function readDateStyles(zip: ZipFile, entry: Entry | undefined): Promise<Set<number>> {
+  const styles = await readSmallPart<{ kind: 'fmt'; id: number; code: string } | { kind: 'xf'; fmt: number }>(zip, entry, (parser, queue) => {
+    let inCellXfs = false;
+    parser.on('opentag', (tag) => {
+      const name = localName(tag.name);
+      const attrs = tag.attributes as Record<string, string>;
+      if (name === 'numFmt') queue.push({ kind: 'fmt', id: Number(attrs['numFmtId']), code: attrs['formatCode'] ?? '' });
+      else if (name === 'cellXfs') inCellXfs = true;
+      else if (name === 'xf' && inCellXfs) queue.push({ kind: 'xf', fmt: Number(attrs['numFmtId'] ?? 0) });
+    });
+    parser.on('closetag', (tag) => {
+      if (localName(tag.name) === 'cellXfs') inCellXfs = false;
+    });
+  });
+  const custom = new Map<number, string>();
+  for (const s of styles) if (s.kind === 'fmt') custom.set(s.id, s.code);
+  const dates = new Set<number>();
+  let index = 0;
+  for (const s of styles) {
+    if (s.kind !== 'xf') continue;
+    const code = custom.get(s.fmt);
+    if (code !== undefined ? isDateFormat(code) : BUILT_IN_DATE_FORMATS.has(s.fmt)) dates.add(index);
+    index++;
+  }
+  return dates;
+}
+
+interface WorkbookFacts {
+  firstSheetRelId: string | undefined;
+  date1904: boolean;
+}
+
+async function readWorkbook(zip: ZipFile, entry: Entry): Promise<WorkbookFacts> {
+  const facts: WorkbookFacts = { firstSheetRelId: undefined, date1904: false };
+  await readSmallPart<never>(zip, entry, (parser) => {
+    parser.on('opentag', (tag) => {
+      const name = localName(tag.name);
+      const attrs = tag.attributes as Record<string, string>;
+      if (name === 'workbookPr') facts.date1904 = attrs['date1904'] === '1' || attrs['date1904'] === 'true';
+      if (name === 'sheet' && facts.firstSheetRelId === undefined) {
+        const rel = Object.entries(attrs).find(([key]) => localName(key) === 'id' && key !== 'sheetId');
+        facts.firstSheetRelId = rel?.[1];
+      }
+    });
+  });
+  return facts;
+}
+
+async function firstSheetPath(zip: ZipFile, entries: Map<string, Entry>, relId: string | undefined): Promise<string | undefined> {
+  const rels = await readSmallPart<{ id: string; target: string }>(zip, entries.get('xl/_rels/workbook.xml.rels'), (parser, queue) => {
+    parser.on('opentag', (tag) => {
+      const attrs = tag.attributes as Record<string, string>;
+      if (localName(tag.name) === 'Relationship') queue.push({ id: attrs['Id'] ?? '', target: attrs['Target'] ?? '' });
+    });
+  });
+  const target = rels.find((r) => r.id === relId)?.target;
+  if (target !== undefined) return target.startsWith('/') ? target.slice(1) : `xl/${target}`.replace(/\/\.\//g, '/');
+  return [...entries.keys()].filter((name) => /^xl\/worksheets\/[^/]+\.xml$/.test(name)).sort()[0];
+}
+
+/** `B7` → 1 (zero-based column). */
+function columnIndex(ref: string): number {
+  let index = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const code = ref.charCodeAt(i);
+    if (code < 65 || code > 90) break;
+    index = index * 26 + (code - 64);
+  }
+  return index - 1;
+}
+
+/** Shortest decimal text of a numeric cell (`25`, not `25.0`). */
+function numberText(raw: string): string {
+  const value = Number(raw);
+  return Number.isFinite(value) ? String(value) : raw;
+}
+
+export async function* readXlsxRows(path: string): AsyncGenerator<string[]> {
+  const zip = await openZip(path);
+  try {
+    const entries = await listEntries(zip);
+    const workbook = entries.get('xl/workbook.xml');
+    if (!workbook) throw new ImportFileError(NOT_A_WORKBOOK);
+    const facts = await readWorkbook(zip, workbook);
+    const sheetPath = await firstSheetPath(zip, entries, facts.firstSheetRelId);
+    const sheet = sheetPath === undefined ? undefined : entries.get(sheetPath);
+    if (!sheet) throw new ImportFileError(NOT_A_WORKBOOK);
+    const shared = await readSharedStrings(zip, entries.get('xl/sharedStrings.xml'));
+    const dateStyles = await readDateStyles(zip, entries.get('xl/styles.xml'));
+
+    yield* saxEntry<string[]>(zip, sheet, (parser, queue) => {
+      let row: string[] | null = null;
+      let cellIndex = 0;
+      let cellType = 'n';
+      let cellStyle = 0;
+      let text = '';
+      let collecting = false;
+      parser.on('opentag', (tag) => {
+        const name = localName(tag.name);
+        const attrs = tag.attributes as Record<string, string>;
+        if (name === 'row') {
+          row = [];
+          cellIndex = 0;
+        } else if (name === 'c' && row) {
+          const ref = attrs['r'];
+          cellIndex = ref ? columnIndex(ref) : row.length;
+          cellType = attrs['t'] ?? 'n';
+          cellStyle = Number(attrs['s'] ?? 0);
+          text = '';
+        } else if (name === 'v' || name === 't') {
+          collecting = true;
+        }
+      });
+      parser.on('text', (t) => {
+        if (collecting) text += t;
+      });
+      parser.on('closetag', (tag) => {
+        const name = localName(tag.name);
+        if (name === 'v' || name === 't') {
+          collecting = false;
+        } else if (name === 'c' && row) {
+          let value: string;
+          if (cellType === 's') value = shared[Number(text)] ?? '';
+          else if (cellType === 'b') value = text === '1' || text === 'true' ? 'True' : 'False';
+          else if (cellType === 'e') value = '';
+          else if (cellType === 'n' && text !== '') value = dateStyles.has(cellStyle) ? excelSerialToText(Number(text), facts.date1904) : numberText(text);
+          else value = text;
+          while (row.length < cellIndex) row.push('');
+          row[cellIndex] = value;
+        } else if (name === 'row' && row) {
+          if (row.some((cell) => cell !== '')) queue.push(row);
+          row = null;
+        }
+      });
+    });
+  } finally {
+    zip.close();
+  }
+}

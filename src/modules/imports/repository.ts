@@ -1,0 +1,138 @@
+// SQL for record imports: staging checked rows, applying them to the form's records in one
+// statement per kind, remembering applied imports, and the uploaded files of import jobs.
+import { sql } from 'kysely';
+import type { DbOrTx } from '../../platform/db.ts';
+
+export interface StagedRow {
+  seq: number;
+  targetUuid: string | null;
+  uuid: string;
+  xml: string;
+  json: string;
+  version: string;
+  submittedBy: number;
+  dateCreated: string | null;
+  totalMedia: number;
+  /** JSON array of the attachment names the record references. */
+  media: string;
+  hasGeopoint: boolean;
+}
+
+/** Which of these uuids are live records of the form. */
+export async function findLiveUuids(db: DbOrTx, formId: number, uuids: readonly string[]): Promise<Set<string>> {
+  if (uuids.length === 0) return new Set();
+  const result = await sql<{ uuid: string }>`SELECT uuid FROM instances
+    WHERE form_id = ${formId} AND deleted_at IS NULL AND uuid = ANY(${[...uuids]}::text[])`.execute(db);
+  return new Set(result.rows.map((r) => r.uuid));
+}
+
+/** Active accounts by lower-cased username. */
+export async function findUserIdsByUsername(db: DbOrTx, usernames: readonly string[]): Promise<Map<string, number>> {
+  if (usernames.length === 0) return new Map();
+  const lower = usernames.map((u) => u.toLowerCase());
+  const result = await sql<{ id: number; username: string }>`SELECT id, lower(username) AS username FROM users
+    WHERE is_active AND lower(username) = ANY(${lower}::text[])`.execute(db);
+  return new Map(result.rows.map((r) => [r.username, r.id]));
+}
+
+/** One statement for a whole batch: each column travels as one array parameter. */
+export async function stageRows(db: DbOrTx, importId: string, rows: readonly StagedRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`INSERT INTO import_rows (import_id, seq, target_uuid, uuid, xml, json, version, submitted_by, date_created, total_media, media, has_geopoint)
+    SELECT ${importId}, * FROM unnest(
+      ${rows.map((r) => r.seq)}::int[], ${rows.map((r) => r.targetUuid)}::text[], ${rows.map((r) => r.uuid)}::text[],
+      ${rows.map((r) => r.xml)}::text[], ${rows.map((r) => r.json)}::text[], ${rows.map((r) => r.version)}::text[],
+      ${rows.map((r) => r.submittedBy)}::int[], ${rows.map((r) => r.dateCreated)}::text[], ${rows.map((r) => r.totalMedia)}::int[],
+      ${rows.map((r) => r.media)}::text[], ${rows.map((r) => r.hasGeopoint)}::bool[])`.execute(db);
+}
+
+export async function deleteStagedRows(db: DbOrTx, importId: string): Promise<void> {
+  await sql`DELETE FROM import_rows WHERE import_id = ${importId}`.execute(db);
+}
+
+export interface ApplyOptions {
+  importId: string;
+  formId: number;
+  actorId: number;
+  now: Date;
+  overwrite: boolean;
+  status: string;
+}
+
+/** Soft-deletes every live record of the form (`overwrite=true`). */
+export async function softDeleteAllRecords(db: DbOrTx, formId: number, actorId: number, now: Date): Promise<void> {
+  await sql`UPDATE instances SET deleted_at = ${now}, deleted_by = ${actorId}, date_modified = ${now}
+    WHERE form_id = ${formId} AND deleted_at IS NULL`.execute(db);
+}
+
+/**
+ * Staged edits replace the records they name, each earlier version kept in the history as an
+ * edit through deprecatedID keeps it. Returns how many records were edited.
+ */
+export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promise<number> {
+  const { importId, formId, actorId, now, status } = options;
+  await sql`INSERT INTO instance_history (instance_id, form_id, uuid, xml, date_created)
+    SELECT i.id, i.form_id, i.uuid, i.xml, ${now}::timestamptz
+    FROM import_rows r JOIN instances i ON i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL
+    ORDER BY r.seq`.execute(db);
+  const result = await sql`UPDATE instances i SET
+      uuid = r.uuid, xml = r.xml, json = r.json::jsonb, version = r.version, status = ${status},
+      total_media = r.total_media, has_geopoint = r.has_geopoint, edited = true,
+      last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
+      media_count = (SELECT count(*)::int FROM attachments a
+        WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
+    FROM import_rows r
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL
+      AND i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Staged additions become records in file order. A uuid the form already has (live, deleted or in
+ * an edit history) is a duplicate, as a re-sent submission is. Returns how many were added.
+ */
+export async function applyStagedAdditions(db: DbOrTx, options: ApplyOptions): Promise<number> {
+  const { importId, formId, now, status } = options;
+  const result = await sql`INSERT INTO instances
+      (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint)
+    SELECT ${formId}, r.uuid, r.xml, r.json::jsonb, r.version, ${status}, r.submitted_by,
+      coalesce(r.date_created::timestamptz, ${now}::timestamptz), ${now}::timestamptz, r.total_media, r.has_geopoint
+    FROM import_rows r
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NULL
+      AND NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
+    ORDER BY r.seq
+    ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export async function recordImportResult(db: DbOrTx, importId: string, formId: number, result: unknown): Promise<void> {
+  await sql`INSERT INTO import_results (import_id, form_id, result) VALUES (${importId}, ${formId}, ${JSON.stringify(result)}::jsonb)`.execute(db);
+}
+
+export async function findImportResult(db: DbOrTx, importId: string): Promise<unknown> {
+  const result = await sql<{ result: unknown }>`SELECT result FROM import_results WHERE import_id = ${importId}`.execute(db);
+  return result.rows[0]?.result;
+}
+
+export async function saveImportFilePiece(db: DbOrTx, importId: string, seq: number, data: Uint8Array): Promise<void> {
+  await sql`INSERT INTO import_files (import_id, seq, data) VALUES (${importId}, ${seq}, ${data})`.execute(db);
+}
+
+/** One piece of an import job's file, read by key so that no cursor stays open. */
+export async function findImportFilePiece(db: DbOrTx, importId: string, seq: number): Promise<Uint8Array | undefined> {
+  const result = await sql<{ data: Uint8Array }>`SELECT data FROM import_files WHERE import_id = ${importId} AND seq = ${seq}`.execute(db);
+  return result.rows[0]?.data;
+}
+
+export async function deleteImportFile(db: DbOrTx, importId: string): Promise<void> {
+  await sql`DELETE FROM import_files WHERE import_id = ${importId}`.execute(db);
+}
+
+/** Staged rows and files of import jobs that will not run again (failed, or killed on their last attempt). */
+export async function deleteAbandonedImports(db: DbOrTx, jobType: string): Promise<void> {
+  const live = sql`SELECT j.payload->>'importId' FROM jobs j WHERE j.type = ${jobType} AND j.status IN ('PENDING', 'STARTED')
+    AND j.payload->>'importId' IS NOT NULL`;
+  await sql`DELETE FROM import_rows WHERE import_id NOT IN (${live})`.execute(db);
+  await sql`DELETE FROM import_files WHERE import_id NOT IN (${live})`.execute(db);
+}

@@ -1,0 +1,145 @@
+// Record imports as the API offers them (onadata-data.md §5): a small file is imported within the
+// request; a larger one (by size, as onadata decides) is stored with a job that imports it, and
+// the client polls the job. Either way an import is applied all at once or not at all.
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { RequestContext } from '../../context.ts';
+import { AppError, errors } from '../../errors.ts';
+import { formAllows, requireUser } from '../../access/index.ts';
+import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
+import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import { findFormDefinition } from '../forms/repository.ts';
+import * as repo from './repository.ts';
+import { applyImport, ImportRefused, readRows, stageImport, type ImportFileKind, type ImportSummary, type ImportTarget } from './pipeline.ts';
+import { sniffFile } from './readers/sniff.ts';
+import type { SpooledFile, SpooledUpload } from './upload.ts';
+
+export const IMPORT_JOB = 'imports.run';
+/** Pieces in which a job's file is kept in the database. */
+const FILE_PIECE_BYTES = 1024 * 1024;
+
+export type ImportEndpoint = 'csv_import' | 'import';
+
+export interface ImportJobPayload {
+  importId: string;
+  formId: number;
+  actorId: number;
+  kind: ImportFileKind;
+  overwrite: boolean;
+  fileName: string;
+}
+
+/** onadata's answer to a refused import: `{"job_status": "FAILURE", "error": "…"}`, 400. */
+export function refusal(error: ImportRefused): AppError {
+  return errors.importFailed(error.message, error.rowErrors.length > 0 ? { errors: error.rowErrors } : {});
+}
+
+async function loadImportableForm(ctx: RequestContext, rawId: string): Promise<VisibleForm> {
+  requireUser(ctx.actor);
+  const visible = await loadVisibleForm(ctx, rawId);
+  // onadata: POST on the form's view set needs add_xform on the form (managers and owners).
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'add_xform')) throw errors.permissionDenied();
+  return visible;
+}
+
+function notValidated(file: SpooledFile): AppError {
+  return errors.errorKey(`The uploaded file '${file.fileName}' could not be validated.`);
+}
+
+/** Which spooled file to import and what it holds, checked by content as onadata's upload validation does. */
+async function chooseFile(upload: SpooledUpload, endpoint: ImportEndpoint): Promise<{ file: SpooledFile; kind: ImportFileKind }> {
+  const xls = endpoint === 'import' ? upload.files.get('xls_file') : undefined;
+  const csv = upload.files.get('csv_file');
+  const file = xls ?? csv;
+  if (!file) throw errors.errorKey(endpoint === 'import' ? 'csv_file and xls_file field empty' : 'csv_file field empty');
+  if (file.tooLarge) throw notValidated(file);
+  const sniffed = await sniffFile(file.path);
+  if (sniffed === 'empty') throw refusal(new ImportRefused('The file is empty.'));
+  if (file === xls) {
+    if (sniffed !== 'xlsx' && sniffed !== 'xls') throw notValidated(file);
+    return { file, kind: sniffed };
+  }
+  if (sniffed !== 'csv') throw notValidated(file);
+  return { file, kind: 'csv' };
+}
+
+async function importTarget(ctx: RequestContext, visible: VisibleForm, actorId: number, overwrite: boolean, importId: string): Promise<ImportTarget> {
+  const form = visible.form;
+  if (form.encrypted) throw refusal(new ImportRefused('Unencrypted submissions are not allowed for encrypted forms.'));
+  const definition = await findFormDefinition(ctx.db, form.id);
+  return {
+    importId,
+    form: { id: form.id, id_string: form.id_string, version: form.version, uuid: form.uuid },
+    formJson: definition.json,
+    actorId,
+    overwrite,
+    maxInstanceBytes: ctx.config.uploadLimitBytes,
+  };
+}
+
+export async function startImport(
+  ctx: RequestContext,
+  rawId: string,
+  upload: SpooledUpload,
+  options: { endpoint: ImportEndpoint; overwrite: boolean },
+): Promise<ImportSummary | { task_id: string }> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadImportableForm(ctx, rawId);
+  const { file, kind } = await chooseFile(upload, options.endpoint);
+  const importId = randomUUID();
+  const target = await importTarget(ctx, visible, actor.id, options.overwrite, importId);
+  if (file.size >= ctx.config.importAsyncThresholdBytes) {
+    const payload: ImportJobPayload = { importId, formId: visible.form.id, actorId: actor.id, kind, overwrite: options.overwrite, fileName: file.fileName };
+    const job = await ctx.db.transaction().execute(async (trx) => {
+      let seq = 0;
+      for await (const piece of createReadStream(file.path, { highWaterMark: FILE_PIECE_BYTES }) as AsyncIterable<Buffer>) {
+        await repo.saveImportFilePiece(trx, importId, seq++, piece);
+      }
+      return enqueueJob(trx, { type: IMPORT_JOB, payload, createdBy: actor.id });
+    });
+    ctx.jobWakeup?.wake();
+    return { task_id: job.uuid };
+  }
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const staged = await stageImport(trx, target, readRows(kind, file.path));
+      return applyImport(trx, target, staged, ctx.clock.now());
+    });
+  } catch (error) {
+    if (error instanceof ImportRefused) throw refusal(error);
+    throw error;
+  }
+}
+
+function failure(message: string): { status: number; body: Record<string, unknown> } {
+  return { status: 400, body: { job_status: 'FAILURE', error: message, error_message: message } };
+}
+
+function statusOf(job: JobRow): { status: number; body: Record<string, unknown> } {
+  switch (job.status) {
+    case 'SUCCESS':
+      return { status: 200, body: { job_status: 'SUCCESS', ...(job.result as Record<string, unknown>) } };
+    case 'FAILURE':
+      return failure(job.error ?? 'The import failed.');
+    case 'PENDING':
+      return { status: 200, body: { job_status: 'PENDING' } };
+    case 'STARTED': {
+      // The spec's {current, total}; onadata's own names for the same counts beside them.
+      const current = job.progress?.current ?? 0;
+      const total = job.progress?.total ?? 0;
+      return { status: 200, body: { job_status: 'PROGRESS', current, total, progress: current } };
+    }
+  }
+}
+
+/** GET …/csv_import?job_uuid= and …/import?job_uuid=: how the import job is doing. */
+export async function importStatus(ctx: RequestContext, rawId: string, jobUuid: string | undefined): Promise<{ status: number; body: Record<string, unknown> }> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleForm(ctx, rawId);
+  if (!jobUuid) return failure('Empty job uuid');
+  const job = await findJobByUuid(ctx.db, jobUuid);
+  const payload = job?.payload as Partial<ImportJobPayload> | null | undefined;
+  const mayWatch = job !== undefined && (job.created_by === actor.id || formAllows({ shared: visible.form.shared, role: visible.role }, 'add_xform'));
+  if (!job || job.type !== IMPORT_JOB || payload?.formId !== visible.form.id || !mayWatch) return failure(`Unknown job_uuid "${jobUuid}".`);
+  return statusOf(job);
+}
