@@ -26,9 +26,9 @@ async function publish(user: TestUser, csv: string, fileName: string): Promise<n
   return Number(res.json().formid);
 }
 
-async function submit(user: TestUser, xml: string): Promise<void> {
+async function submit(user: TestUser, xml: string, owner: TestUser = user): Promise<void> {
   const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' }]);
-  const res = await server.app.inject({ method: 'POST', url: `/${user.username}/submission`, payload: body.payload, headers: { ...user.auth, ...body.headers } });
+  const res = await server.app.inject({ method: 'POST', url: `/${owner.username}/submission`, payload: body.payload, headers: { ...user.auth, ...body.headers } });
   assert.equal(res.statusCode, 201, res.body);
 }
 
@@ -196,6 +196,19 @@ describe('who may export', () => {
       assert.equal(res.statusCode, status, res.body);
     });
   }
+
+  test('a role that sees only its own submissions exports only those', async () => {
+    const minor = await createUser(server.app, 'minorone');
+    await setFormRole(server.deps.db, tutorialId, minor.id, 'dataentry-minor');
+    await submit(minor, TUTORIAL_XML.replace('b31c6ac2-b8ca-4180-914f-c844fa10ed3b', randomUUID()).replace('<name>Bob</name>', '<name>Mia</name>'), bob);
+    const own = await download(`/api/v1/forms/${tutorialId}.csv`, minor.auth);
+    assert.equal(own.statusCode, 200, own.body);
+    const rows = own.body.trim().split('\n').slice(1);
+    assert.deepEqual(rows.map((r) => r.split(',')[0]), ['Mia']);
+    const all = await download(`/api/v1/forms/${tutorialId}.csv`);
+    assert.deepEqual(all.body.trim().split('\n').slice(1).map((r) => r.split(',')[0]), ['Bob', 'Mia']);
+    await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${tutorialId}/${(await download(`/api/v1/data/${tutorialId}`)).json()[1]._id}`, headers: bob.auth });
+  });
 
   test('anonymous callers get 404 on a private form, and a stranger 404 too', async () => {
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${tutorialId}.csv` })).statusCode, 404);
