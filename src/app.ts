@@ -16,6 +16,7 @@ import { registerFormRoutes } from './modules/forms/routes.ts';
 import { registerOpenRosaRoutes } from './modules/openrosa/routes.ts';
 import { registerDataRoutes, registerSubmissionRoutes } from './modules/submissions/routes.ts';
 import { registerOAuthRoutes } from './modules/oauth/routes.ts';
+import { registerExportJobRoutes } from './modules/exports/export-routes.ts';
 import { registerImportRoutes } from './modules/imports/routes.ts';
 
 export interface BuildOptions {
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerDataRoutes(app);
   registerImportRoutes(app);
   registerOAuthRoutes(app);
+  registerExportJobRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;
 }

@@ -1,0 +1,348 @@
+// `npm run bench -- export [RECORDS]` (default 1,000,000): CSV, XLSX and SAV (zip) exports of
+// RECORDS stored submissions of the bench form, by direct download and by job, on PostgreSQL,
+// with the server's peak RSS for each.
+//
+// Loading through HTTP runs at a few hundred submissions a second, far too slow for a million,
+// so the records are inserted with SQL here: each instance is the bench template filled with
+// varied values, parsed by the server's own parser, and stored as a submission stores it (a few
+// are posted through HTTP first and compared with what this loader would write). The loaded
+// database (`gather_bench_export`) is kept and reused while its record count matches.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, repoRoot } from './_server.ts';
+import { buildFormSchema, type FormSchema } from '../src/modules/submissions/form-schema.ts';
+import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
+
+const DATABASE = 'gather_bench_export';
+const PORT = 8731;
+const BATCH = 500;
+const STAT_SHARDS = 16;
+const FORMATS = ['csv', 'xlsx', 'savzip'] as const;
+const USERNAME = 'exporter';
+
+function databaseUrl(name: string): string {
+  const url = new URL(POSTGRES_SERVER);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The record count of the kept database, or undefined when there is none to reuse. */
+async function keptRecords(): Promise<number | undefined> {
+  const exists = await withClient(POSTGRES_SERVER, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])).rowCount);
+  if (!exists) return undefined;
+  try {
+    return await withClient(databaseUrl(DATABASE), async (c) => {
+      const row = (await c.query<{ records: number }>('SELECT records FROM bench_export_meta')).rows[0];
+      return row?.records;
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+interface Server {
+  baseUrl: string;
+  child: ChildProcess;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gather-bench-export-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(PORT),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl(DATABASE),
+    // Stored tokens are sealed under the key: it must outlive the temporary DATA_DIR.
+    SECRET_KEY: 'gather-bench-export-key',
+    LOG_LEVEL: 'warn',
+    WORKERS: '1',
+  };
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const baseUrl = `http://127.0.0.1:${PORT}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${baseUrl}/api/v1/`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('server did not start within 120 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    baseUrl,
+    child,
+    dataDir,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The record as a submission stores it (src/modules/submissions/receive.ts). */
+function storedRecord(xml: string, schema: FormSchema, idString: string, formVersion: string): { uuid: string; version: string; json: string; hasGeopoint: boolean } {
+  const parsed = parseInstance(xml, schema, { maxBytes: 10_000_000 });
+  if (!parsed.ok) throw new Error(`bench instance does not parse: ${parsed.error}`);
+  const { record, meta } = parsed;
+  const uuid = meta.uuid ?? randomUUID();
+  const version = meta.version ?? formVersion;
+  const json = JSON.stringify({
+    ...record,
+    _uuid: uuid,
+    _xform_id_string: meta.idString ?? idString,
+    _version: version,
+    _status: 'submitted_via_web',
+    _geolocation: meta.geolocation,
+    _duration: meta.duration,
+    _bamboo_dataset_id: '',
+    _tags: [],
+    _notes: [],
+  });
+  return { uuid, version, json, hasGeopoint: meta.geolocation[0] !== null };
+}
+
+interface FormFacts {
+  id: number;
+  idString: string;
+  version: string;
+  ownerId: number;
+  schema: FormSchema;
+}
+
+async function formFacts(client: pg.Client): Promise<FormFacts> {
+  const row = (await client.query<{ id: number; id_string: string; version: string; owner_id: number; json: Record<string, unknown> }>(
+    'SELECT id, id_string, version, owner_id, json FROM forms WHERE deleted_at IS NULL ORDER BY id LIMIT 1',
+  )).rows[0];
+  if (!row) throw new Error('the bench form is missing');
+  return { id: row.id, idString: row.id_string, version: row.version, ownerId: row.owner_id, schema: buildFormSchema(row.json) };
+}
+
+/** Publishes the bench form, posts a few submissions through HTTP and checks the loader writes the same. */
+async function prepare(server: Server): Promise<string> {
+  const token = await createAccount(server.baseUrl, USERNAME);
+  const auth = { authorization: `Token ${token}` };
+  const boundary = '----gatherbenchform';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet\r\n\r\n`),
+    readFileSync(BENCH_FORM),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const published = await fetch(`${server.baseUrl}/api/v1/forms`, { method: 'POST', headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+  if (published.status !== 201) throw new Error(`publishing the bench form failed: ${published.status} ${await published.text()}`);
+  for (let n = 0; n < 5; n++) {
+    const submission = submissionBody(benchInstance(n));
+    const res = await fetch(`${server.baseUrl}/${USERNAME}/submission`, { method: 'POST', headers: { ...auth, 'content-type': submission.contentType }, body: submission.body });
+    if (res.status !== 201) throw new Error(`submission failed: ${res.status} ${await res.text()}`);
+  }
+  await withClient(databaseUrl(DATABASE), async (client) => {
+    const form = await formFacts(client);
+    const stored = await client.query<{ xml: string; json: Record<string, unknown> }>('SELECT xml, json FROM instances WHERE form_id = $1 ORDER BY id', [form.id]);
+    for (const row of stored.rows) {
+      const mine = JSON.parse(storedRecord(row.xml, form.schema, form.idString, form.version).json) as Record<string, unknown>;
+      if (JSON.stringify(sortKeys(mine)) !== JSON.stringify(sortKeys(row.json))) {
+        throw new Error('the bench loader would store records unlike a submission does; update storedRecord() in bench/export.ts');
+      }
+    }
+  });
+  return token;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+  }
+  return value;
+}
+
+async function load(records: number): Promise<void> {
+  await withClient(databaseUrl(DATABASE), async (client) => {
+    const form = await formFacts(client);
+    const have = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM instances WHERE form_id = $1', [form.id])).rows[0]?.n ?? 0);
+    const started = performance.now();
+    const base = Date.parse('2026-11-01T00:00:00Z');
+    let lastReport = started;
+    // Parsing (here) overlaps the previous batch's INSERT (in PostgreSQL, on the other core).
+    let inFlight: Promise<unknown> = Promise.resolve();
+    for (let n = have; n < records; n += BATCH) {
+      const count = Math.min(BATCH, records - n);
+      const uuids: string[] = [];
+      const xmls: string[] = [];
+      const jsons: string[] = [];
+      const versions: string[] = [];
+      const times: string[] = [];
+      const geos: boolean[] = [];
+      for (let i = 0; i < count; i++) {
+        const xml = benchInstance(n + i);
+        const stored = storedRecord(xml, form.schema, form.idString, form.version);
+        uuids.push(stored.uuid);
+        xmls.push(xml);
+        jsons.push(stored.json);
+        versions.push(stored.version);
+        times.push(new Date(base + (n + i) * 1000).toISOString());
+        geos.push(stored.hasGeopoint);
+      }
+      await inFlight;
+      inFlight = client.query(
+        `INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint)
+         SELECT $1, u, x, j::jsonb, v, $2, t::timestamptz, t::timestamptz, 0, g
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) AS r(u, x, j, v, t, g)`,
+        [form.id, form.ownerId, uuids, xmls, jsons, versions, times, geos],
+      );
+      const now = performance.now();
+      if (now - lastReport > 10_000) {
+        const done = n + count - have;
+        console.log(`  loaded ${n + count} of ${records} (${Math.round(done / ((now - started) / 1000))} records/s)`);
+        lastReport = now;
+      }
+    }
+    await inFlight;
+    await client.query('DELETE FROM form_stats WHERE form_id = $1', [form.id]);
+    await client.query(
+      `INSERT INTO form_stats (form_id, shard, submissions, geopoints, last_submission_time)
+       SELECT form_id, id % ${STAT_SHARDS}, count(*), count(*) FILTER (WHERE has_geopoint), max(date_created)
+       FROM instances WHERE form_id = $1 AND deleted_at IS NULL GROUP BY 1, 2`,
+      [form.id],
+    );
+    await client.query('VACUUM ANALYZE instances');
+    await client.query('CREATE TABLE IF NOT EXISTS bench_export_meta (records integer NOT NULL)');
+    await client.query('DELETE FROM bench_export_meta');
+    await client.query('INSERT INTO bench_export_meta VALUES ($1)', [records]);
+    console.log(`  loaded ${records - have} records in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  });
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return Math.round(kb / 1024);
+}
+
+/** Resets the kernel's peak-RSS mark so each measurement has its own (Linux: clear_refs 5). */
+function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function drain(response: Response): Promise<number> {
+  if (!response.body) return 0;
+  let bytes = 0;
+  for await (const chunk of response.body) bytes += (chunk as Uint8Array).byteLength;
+  return bytes;
+}
+
+interface Measurement {
+  format: string;
+  mode: string;
+  seconds: number;
+  megabytes: number;
+  peakMb: number;
+}
+
+async function measureDirect(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
+  const pid = server.child.pid ?? 0;
+  resetPeak(pid);
+  const started = performance.now();
+  const response = await fetch(`${server.baseUrl}/api/v1/forms/${formId}.${format}`, { headers: auth });
+  if (response.status !== 200) throw new Error(`${format} download: ${response.status} ${await response.text()}`);
+  const bytes = await drain(response);
+  return { format, mode: 'download', seconds: (performance.now() - started) / 1000, megabytes: bytes / 1e6, peakMb: peakRssMb(pid) };
+}
+
+async function measureJob(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
+  const pid = server.child.pid ?? 0;
+  resetPeak(pid);
+  const started = performance.now();
+  const url = `${server.baseUrl}/api/v1/forms/${formId}/export_async?format=${format}`;
+  const first = await fetch(url, { headers: auth });
+  const start = (await first.json()) as { job_uuid?: string; export_url?: string };
+  let exportUrl = start.export_url;
+  while (!exportUrl) {
+    await new Promise((r) => setTimeout(r, 250));
+    const poll = (await (await fetch(`${url.split('?')[0]}?job_uuid=${start.job_uuid ?? ''}`, { headers: auth })).json()) as Record<string, unknown>;
+    if (poll['job_status'] === 'FAILURE') throw new Error(`${format} job failed: ${JSON.stringify(poll)}`);
+    if (typeof poll['export_url'] === 'string') exportUrl = poll['export_url'];
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const peakMb = peakRssMb(pid);
+  const file = await fetch(exportUrl, { headers: auth });
+  const bytes = await drain(file);
+  return { format, mode: 'job', seconds, megabytes: bytes / 1e6, peakMb };
+}
+
+export async function main(args: string[]): Promise<void> {
+  const records = Number(args[0] ?? 1_000_000) || 1_000_000;
+  if (!(await postgresAvailable())) {
+    console.log(`export bench skipped: no PostgreSQL at ${POSTGRES_SERVER} (set BENCH_POSTGRES)`);
+    return;
+  }
+  const kept = await keptRecords();
+  const fresh = kept !== records;
+  if (fresh) {
+    await withClient(POSTGRES_SERVER, async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${DATABASE}`);
+    });
+  }
+  console.log(`export bench: ${records.toLocaleString('en')} records of the bench form on PostgreSQL (${fresh ? 'loading' : 'reusing'} ${DATABASE})`);
+  let server = await startServer();
+  try {
+    if (fresh) {
+      await prepare(server);
+      await server.stop();
+      await load(records);
+      server = await startServer();
+    }
+    // Tokens survive restarts; the account's password is the bench default.
+    const login = await fetch(`${server.baseUrl}/api/v1/user`, {
+      headers: { authorization: `Basic ${Buffer.from(`${USERNAME}:Bench-${USERNAME}-pw-42`).toString('base64')}` },
+    });
+    const auth = { authorization: `Token ${((await login.json()) as { api_token: string }).api_token}` };
+    const formId = await withClient(databaseUrl(DATABASE), async (c) => {
+      // Earlier runs' exports would be reused (their files are gone with the old DATA_DIR).
+      await c.query('DELETE FROM exports');
+      return (await formFacts(c)).id;
+    });
+    const idle = peakRssMb(server.child.pid ?? 0);
+    const results: Measurement[] = [];
+    for (const format of FORMATS) {
+      results.push(await measureDirect(server, auth, formId, format));
+      results.push(await measureJob(server, auth, formId, format));
+    }
+    console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeak(server.child.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
+    printTable(
+      ['format', 'mode', 'seconds', 'MB', 'records/s', 'peak RSS MB'],
+      results.map((r) => [r.format, r.mode, r.seconds.toFixed(1), r.megabytes.toFixed(1), Math.round(records / r.seconds), r.peakMb]),
+    );
+    console.log('targets: CSV ≤ 15 s, XLSX ≤ 60 s, peak RSS ≤ 300 MB');
+  } finally {
+    await server.stop();
+  }
+}

@@ -1,0 +1,86 @@
+// Routes for exports made by jobs: export_async on a form, the Export records under
+// /api/v1/export, and the Google Sheets authorization step.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { exportStatus, startExport, type Query } from './jobs.ts';
+import { deleteExport, downloadExport, listExports } from './records.ts';
+import { completeGoogleAuthorization } from './gsheets.ts';
+
+const ExportAsyncQuery = Type.Object(
+  {
+    format: Type.Optional(Type.String({ description: 'csv, xls, xlsx, csvzip, savzip, kml, osm or gsheets' })),
+    job_uuid: Type.Optional(Type.String({ description: 'poll the job this id names' })),
+    redirect_uri: Type.Optional(Type.String({ description: 'gsheets: where the provider sends the authorization code' })),
+  },
+  { additionalProperties: Type.String() },
+);
+
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+export function registerExportJobRoutes(app: FastifyInstance): void {
+  app.get<{ Params: { pk: string }; Querystring: Query }>('/api/v1/forms/:pk/export_async', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['exports'],
+      summary: 'Start an export job (202 {job_uuid}), reuse an up-to-date export (202 {job_status, export_url}), or poll with job_uuid',
+      params: Type.Object({ pk: Type.String() }),
+      querystring: ExportAsyncQuery,
+    },
+    handler: async (request, reply) => {
+      const jobUuid = request.query['job_uuid'];
+      const result =
+        jobUuid !== undefined
+          ? await exportStatus(request.ctx, request.params.pk, jobUuid)
+          : await startExport(request.ctx, request.params.pk, request.query);
+      return reply.code(result.status).send(result.body);
+    },
+  });
+
+  app.get<{ Querystring: { xform?: string } }>('/api/v1/export', {
+    config: { access: 'anyone' },
+    schema: {
+      tags: ['exports'],
+      summary: 'Export records: with ?xform those of one form, else the exports the caller asked for',
+      querystring: Type.Object({ xform: Type.Optional(Type.String()) }),
+    },
+    handler: (request) => listExports(request.ctx, request.query.xform),
+  });
+
+  app.get<{ Querystring: { code?: string; redirect_uri?: string } }>('/api/v1/export/google_auth', {
+    config: { access: 'authenticated' },
+    schema: {
+      tags: ['exports'],
+      summary: 'Store the Google authorization for Sheets exports: exchanges the code the provider returned (201)',
+      querystring: Type.Object({ code: Type.Optional(Type.String()), redirect_uri: Type.Optional(Type.String()) }),
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await completeGoogleAuthorization(request.ctx, request.query.code, request.query.redirect_uri)),
+  });
+
+  app.get<{ Params: { id: string } }>('/api/v1/export/:id', {
+    config: { access: 'anyone' },
+    schema: { tags: ['exports'], summary: 'Download a finished export (`.{ext}` suffix allowed)', params: Type.Object({ id: Type.String() }) },
+    handler: async (request, reply) => {
+      const download = await downloadExport(request.ctx, request.params.id);
+      if (download.kind === 'redirect') return reply.redirect(download.url, 302);
+      return reply
+        .type(download.contentType)
+        .header('content-length', String(download.size))
+        .header('content-disposition', contentDisposition(download.fileName))
+        .header('x-content-type-options', 'nosniff')
+        .send(download.stream);
+    },
+  });
+
+  app.delete<{ Params: { id: string } }>('/api/v1/export/:id', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['exports'], summary: 'Delete an export and its file', params: Type.Object({ id: Type.String() }) },
+    handler: async (request, reply) => {
+      await deleteExport(request.ctx, request.params.id);
+      return reply.code(204).send();
+    },
+  });
+}

@@ -1,0 +1,319 @@
+// export_async jobs, Export records (/api/v1/export) and export files, over HTTP.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { basic, createUser, multipart, startTestServer, TestClock, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openRuntime, type Runtime } from '../../src/runtime.ts';
+import { runOneJob } from '../../src/jobs/worker.ts';
+import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import type { AppDeps } from '../../src/context.ts';
+import { setFormRole } from '../../src/modules/forms/repository.ts';
+
+const registry = buildJobRegistry();
+const quiet = (): void => {};
+
+async function runJobs(deps: AppDeps): Promise<void> {
+  while (await runOneJob(deps, registry, { log: quiet })) {
+    // until the queue is empty
+  }
+}
+
+async function publish(app: FastifyInstance, user: TestUser): Promise<number> {
+  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
+  const res = await app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...user.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+  return Number(res.json().formid);
+}
+
+async function submit(app: FastifyInstance, user: TestUser, name: string): Promise<void> {
+  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 's.xml', content: householdXml({ uuid: randomUUID(), name }), contentType: 'text/xml' }]);
+  const res = await app.inject({ method: 'POST', url: `/${user.username}/submission`, payload: body.payload, headers: { authorization: basic(user.username, user.password), ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+}
+
+const path = (url: string): string => url.replace('http://testserver', '');
+
+describe('export_async and Export records', () => {
+  let server: TestServer;
+  let dataDir: string;
+  let bob: TestUser;
+  let alice: TestUser;
+  let carol: TestUser;
+  let dave: TestUser;
+  let formId: number;
+  const get = (url: string, user?: TestUser) => server.app.inject({ method: 'GET', url, headers: user ? user.auth : {} });
+  const exportAsync = (query: string, user: TestUser = bob) => get(`/api/v1/forms/${formId}/export_async?${query}`, user);
+  const share = async (user: TestUser, role: string) => {
+    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: user.username, role }, headers: bob.auth });
+    assert.equal(res.statusCode, 204, res.body);
+  };
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'gather-export-jobs-'));
+    server = await startTestServer({ DATA_DIR: dataDir });
+    bob = await createUser(server.app, 'bob');
+    alice = await createUser(server.app, 'alice');
+    carol = await createUser(server.app, 'carol');
+    dave = await createUser(server.app, 'dave');
+    formId = await publish(server.app, bob);
+    await submit(server.app, bob, 'Bob');
+    await submit(server.app, bob, 'Jane');
+    await share(alice, 'readonly');
+    await share(carol, 'readonly-no-download');
+    // Sharing applies the form's meta permissions (editor-no-download lands as editor): set the role as held.
+    await setFormRole(server.deps.db, formId, dave.id, 'editor-no-download');
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('202 job_uuid, PENDING until a worker runs it, then SUCCESS with export_url; the file is the CSV download', async () => {
+    const start = await exportAsync('format=csv');
+    assert.equal(start.statusCode, 202, start.body);
+    const jobUuid: string = start.json().job_uuid;
+    assert.deepEqual(Object.keys(start.json()), ['job_uuid']);
+    assert.match(jobUuid, /^[0-9a-f-]{36}$/);
+
+    const pending = await exportAsync(`job_uuid=${jobUuid}`);
+    assert.equal(pending.statusCode, 202);
+    assert.deepEqual(pending.json(), { job_status: 'PENDING' });
+
+    await runJobs(server.deps);
+    const done = await exportAsync(`job_uuid=${jobUuid}`);
+    assert.equal(done.statusCode, 202);
+    const { job_status, export_url } = done.json();
+    assert.equal(job_status, 'SUCCESS');
+    assert.match(export_url, /^http:\/\/testserver\/api\/v1\/export\/\d+$/);
+
+    const file = await get(path(export_url), bob);
+    assert.equal(file.statusCode, 200, file.body);
+    assert.equal(file.headers['content-type'], 'application/csv');
+    assert.match(String(file.headers['content-disposition']), /^attachment; filename="household-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d\.csv"/);
+    const direct = await get(`/api/v1/forms/${formId}.csv`, bob);
+    assert.equal(direct.statusCode, 200);
+    assert.equal(file.body, direct.body);
+    assert.match(file.body, /^name,age,/);
+    assert.equal(file.body.trim().split(/\r?\n/).length, 3);
+
+    // The same file with the type as suffix, as the Export record's export_url gives it.
+    assert.equal((await get(`${path(export_url)}.csv`, bob)).body, file.body);
+    const id = Number(/(\d+)$/.exec(export_url)?.[1]);
+    assert.ok(existsSync(join(dataDir, 'exports', String(formId), `${id}.csv`)));
+  });
+
+  test('an up-to-date export is reused at once; two rapid calls share one job; new data makes a new job', async () => {
+    const first = (await exportAsync('format=csv')).json();
+    assert.equal(first.job_status, 'SUCCESS');
+    assert.match(first.export_url, /\/api\/v1\/export\/\d+$/);
+
+    const a = await exportAsync('format=csv&remove_group_name=true');
+    const b = await exportAsync('format=csv&remove_group_name=t');
+    assert.equal(a.statusCode, 202);
+    assert.ok(a.json().job_uuid);
+    assert.equal(b.json().job_uuid, a.json().job_uuid);
+
+    await submit(server.app, bob, 'Newcomer');
+    const afterNew = await exportAsync('format=csv');
+    assert.ok(afterNew.json().job_uuid, afterNew.body);
+    assert.notEqual(afterNew.json().job_uuid, a.json().job_uuid);
+    await runJobs(server.deps);
+    const fresh = await exportAsync(`job_uuid=${afterNew.json().job_uuid}`);
+    assert.equal(fresh.json().job_status, 'SUCCESS');
+    assert.notEqual(fresh.json().export_url, first.export_url);
+    assert.match((await get(path(fresh.json().export_url), bob)).body, /Newcomer/);
+  });
+
+  test('format=foo and a missing format: 403 Export format not supported; xls and xlsx are accepted', async () => {
+    for (const query of ['format=foo', '']) {
+      const res = await exportAsync(query);
+      assert.equal(res.statusCode, 403);
+      assert.deepEqual(res.json(), { details: 'Export format not supported' });
+    }
+    for (const format of ['xls', 'xlsx', 'csvzip', 'savzip', 'kml', 'osm']) {
+      const res = await exportAsync(`format=${format}`);
+      assert.equal(res.statusCode, 202, `${format}: ${res.body}`);
+    }
+    await runJobs(server.deps);
+  });
+
+  test('unknown or malformed job_uuid: 400', async () => {
+    assert.equal((await exportAsync(`job_uuid=${randomUUID()}`)).statusCode, 400);
+    assert.equal((await exportAsync('job_uuid=not-a-uuid')).statusCode, 400);
+  });
+
+  test('who may export: readonly yes; readonly-no-download, editor-no-download no; anonymous 401', async () => {
+    assert.equal((await exportAsync('format=csv', alice)).statusCode, 202);
+    assert.equal((await exportAsync('format=csv', carol)).statusCode, 403);
+    assert.equal((await exportAsync('format=csv', dave)).statusCode, 403);
+    assert.equal((await get(`/api/v1/forms/${formId}/export_async?format=csv`)).statusCode, 401);
+
+    const url = path((await exportAsync('format=csv')).json().export_url);
+    assert.equal((await get(url, alice)).statusCode, 200);
+    assert.equal((await get(url, carol)).statusCode, 403);
+    assert.equal((await get(url, dave)).statusCode, 403);
+    assert.equal((await get(url)).statusCode, 404);
+    assert.equal((await get('/api/v1/export/999999', bob)).statusCode, 404);
+  });
+
+  test('a job whose export fails ends in FAILURE with its error_message', async () => {
+    await share(alice, 'readonly');
+    const start = await exportAsync('format=csv&include_labels=true', alice);
+    const jobUuid: string = start.json().job_uuid;
+    assert.ok(jobUuid, start.body);
+    // Alice loses the right to export before the job runs: the job fails, as it runs with her rights.
+    await share(alice, 'readonly-no-download');
+    await runJobs(server.deps);
+    const polled = await exportAsync(`job_uuid=${jobUuid}`);
+    assert.equal(polled.statusCode, 202);
+    assert.deepEqual(polled.json(), {
+      job_status: 'FAILURE',
+      job_uuid: jobUuid,
+      error_message: 'You do not have permission to perform this action.',
+      error: 'You do not have permission to perform this action.',
+    });
+    const listed = (await get(`/api/v1/export?xform=${formId}`, bob)).json() as Array<Record<string, unknown>>;
+    const failed = listed.find((e) => e['task_id'] === jobUuid);
+    assert.equal(failed?.['job_status'], 'FAILURE');
+    assert.equal(failed?.['error_message'], 'You do not have permission to perform this action.');
+    assert.equal(failed?.['export_url'], null);
+    await share(alice, 'readonly');
+  });
+
+  test('GET /api/v1/export?xform lists the form’s exports with onadata’s fields', async () => {
+    const res = await get(`/api/v1/export?xform=${formId}`, bob);
+    assert.equal(res.statusCode, 200);
+    const list = res.json() as Array<Record<string, unknown>>;
+    const done = list.find((e) => e['job_status'] === 'SUCCESS' && e['type'] === 'csv');
+    assert.ok(done);
+    assert.deepEqual(Object.keys(done), ['id', 'job_status', 'type', 'task_id', 'xform', 'date_created', 'filename', 'options', 'export_url', 'error_message']);
+    assert.equal(done['xform'], `http://testserver/api/v1/forms/${formId}`);
+    assert.equal(done['export_url'], `http://testserver/api/v1/export/${String(done['id'])}.csv`);
+    assert.match(String(done['filename']), /^household-.*\.csv$/);
+    assert.equal((done['options'] as Record<string, unknown>)['group_delimiter'], '/');
+    assert.ok(list.some((e) => e['type'] === 'csv_zip'));
+    assert.ok(list.some((e) => e['type'] === 'sav_zip'));
+
+    assert.equal((await get('/api/v1/export?xform=abc', bob)).statusCode, 400);
+    assert.equal((await get('/api/v1/export?xform=999999', bob)).statusCode, 404);
+    assert.equal((await get(`/api/v1/export?xform=${formId}`, carol)).statusCode, 403);
+  });
+
+  test('GET /api/v1/export without xform lists the caller’s own exports (the spec; onadata answers [])', async () => {
+    const mine = (await get('/api/v1/export', alice)).json() as Array<Record<string, unknown>>;
+    const all = (await get(`/api/v1/export?xform=${formId}`, bob)).json() as Array<Record<string, unknown>>;
+    assert.ok(mine.length > 0);
+    assert.ok(mine.length < all.length);
+    const bobs = (await get('/api/v1/export', bob)).json() as Array<Record<string, unknown>>;
+    assert.equal(bobs.length + mine.length, all.length);
+    assert.deepEqual((await get('/api/v1/export')).json(), []);
+  });
+
+  test('DELETE /api/v1/export/{id}: 204 for its creator (the file goes too), 403 for a reader, then 404', async () => {
+    const url = path((await exportAsync('format=csv')).json().export_url);
+    const id = Number(/(\d+)$/.exec(url)?.[1]);
+    const file = join(dataDir, 'exports', String(formId), `${id}.csv`);
+    assert.ok(existsSync(file));
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: alice.auth })).statusCode, 403);
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: bob.auth })).statusCode, 204);
+    assert.equal(existsSync(file), false);
+    assert.equal((await get(url, bob)).statusCode, 404);
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: bob.auth })).statusCode, 404);
+    // The next request makes a new export rather than pointing at the deleted one.
+    assert.ok((await exportAsync('format=csv')).json().job_uuid);
+    await runJobs(server.deps);
+  });
+
+  test('at most ten exports per form and type are kept: the oldest goes with its file', async () => {
+    for (let n = 0; n < 11; n++) assert.equal((await exportAsync(`format=kml&query={"_id":{"$gt":${n}}}`)).statusCode, 202);
+    const kml = ((await get(`/api/v1/export?xform=${formId}`, bob)).json() as Array<Record<string, unknown>>).filter((e) => e['type'] === 'kml');
+    assert.equal(kml.length, 10);
+    await runJobs(server.deps);
+  });
+});
+
+// ---------------------------------------------------------------- restart
+
+interface Instance {
+  app: FastifyInstance;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+async function openInstance(dataDir: string, databaseUrl: string | undefined): Promise<Instance> {
+  const config = loadConfig({ DATA_DIR: dataDir, SECRET_KEY: 'test-secret-key', BASE_URL: 'http://testserver', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const runtime = await openRuntime(config, { pgliteDir: join(dataDir, 'db'), clock: new TestClock() });
+  const app = await buildApp(runtime.deps);
+  await app.ready();
+  return {
+    app,
+    runtime,
+    close: async () => {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const admin = new URL(process.env['DATABASE_URL'] ?? '');
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('export jobs across a restart', () => {
+  test('a job enqueued before the server stopped runs after a new server starts on the same data', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gather-export-restart-'));
+    let databaseUrl: string | undefined;
+    let dbName: string | undefined;
+    if (process.env['DATABASE_URL']) {
+      dbName = `gather_test_restart_${process.pid}_${Date.now()}`;
+      await adminQuery(`CREATE DATABASE ${dbName}`);
+      const url = new URL(process.env['DATABASE_URL']);
+      url.pathname = `/${dbName}`;
+      databaseUrl = url.toString();
+    }
+    try {
+      const first = await openInstance(dataDir, databaseUrl);
+      const bob = await createUser(first.app, 'bob');
+      const formId = await publish(first.app, bob);
+      await submit(first.app, bob, 'Before restart');
+      const start = await first.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/export_async?format=csv`, headers: bob.auth });
+      const jobUuid: string = start.json().job_uuid;
+      assert.ok(jobUuid, start.body);
+      await first.close();
+
+      const second = await openInstance(dataDir, databaseUrl);
+      try {
+        const poll = () => second.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/export_async?job_uuid=${jobUuid}`, headers: bob.auth });
+        assert.equal((await poll()).json().job_status, 'PENDING');
+        await runJobs(second.runtime.deps);
+        const done = (await poll()).json();
+        assert.equal(done.job_status, 'SUCCESS');
+        const file = await second.app.inject({ method: 'GET', url: path(done.export_url), headers: bob.auth });
+        assert.equal(file.statusCode, 200);
+        assert.match(file.body, /Before restart/);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
