@@ -1,0 +1,2 @@
+export { xlsChunks, XLS_LIMITS, type XlsOptions } from './xls-writer.ts';
+export { memorySpool, type Spool, type SpoolFactory } from './spool.ts';
