@@ -10,6 +10,8 @@ import { flatCsvChunks } from './flat-csv.ts';
 import type { ExportOptions } from './options.ts';
 import { openExportSource, type ExportTarget } from './source.ts';
 import { csvZip, savZip } from './zipped.ts';
+import { kmlExport } from './kml.ts';
+import { osmExport } from './osm.ts';
 
 export type { ExportTarget } from './source.ts';
 export type { ExportOptions } from './options.ts';
@@ -63,12 +65,13 @@ export async function renderExport(deps: AppDeps, target: ExportTarget, format: 
       return file(await csvZip(await openExportSource(deps, target, options, baseUrl), now));
     case 'savzip':
       return file(await savZip(await openExportSource(deps, target, options, baseUrl), now));
-    // Not plugged in yet: xlsx / xls (the spreadsheet writers in src/exports/xlsx and
-    // src/exports/xls), kml / osm (src/modules/exports/kml.ts and osm.ts).
+    case 'kml':
+      return file(kmlExport(await openExportSource(deps, target, options, baseUrl)));
+    case 'osm':
+      return file(osmExport(deps, await openExportSource(deps, target, options, baseUrl)));
+    // Not plugged in yet: xlsx / xls (the spreadsheet writers in src/exports/xlsx and src/exports/xls).
     case 'xlsx':
     case 'xls':
-    case 'kml':
-    case 'osm':
       throw errors.badRequest(`'${format}' format not known or not implemented!`);
   }
 }
