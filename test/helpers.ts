@@ -30,7 +30,7 @@ export class TestClock implements Clock {
   }
 }
 
-async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `gather_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new URL(serverUrl);
   admin.pathname = '/postgres';
