@@ -50,7 +50,7 @@ test('every acknowledged submission survives a SIGKILL mid-stream, exactly once'
   assert.equal(published.status, 201);
   const formId = Number(((await published.json()) as { formid: number }).formid);
 
-  const uuids = Array.from({ length: 600 }, () => randomUUID());
+  const uuids: string[] = Array.from({ length: 600 }, () => randomUUID());
   const acknowledged = new Set<string>();
   let next = 0;
   let killed = false;
