@@ -10,6 +10,8 @@ import { flatCsvChunks } from './flat-csv.ts';
 import type { ExportOptions } from './options.ts';
 import { openExportSource, type ExportTarget } from './source.ts';
 import { csvZip, savZip } from './zipped.ts';
+import { xlsExport, xlsxExport } from './spreadsheets.ts';
+import { fileSpools } from './xls-spool.ts';
 import { kmlExport } from './kml.ts';
 import { osmExport } from './osm.ts';
 
@@ -69,10 +71,10 @@ export async function renderExport(deps: AppDeps, target: ExportTarget, format: 
       return file(kmlExport(await openExportSource(deps, target, options, baseUrl)));
     case 'osm':
       return file(osmExport(deps, await openExportSource(deps, target, options, baseUrl)));
-    // Not plugged in yet: xlsx / xls (the spreadsheet writers in src/exports/xlsx and src/exports/xls).
     case 'xlsx':
+      return file(await xlsxExport(await openExportSource(deps, target, options, baseUrl), now));
     case 'xls':
-      throw errors.badRequest(`'${format}' format not known or not implemented!`);
+      return file(await xlsExport(await openExportSource(deps, target, options, baseUrl), fileSpools(deps.config.dataDir)));
   }
 }
 
