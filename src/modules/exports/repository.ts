@@ -38,7 +38,14 @@ export async function listExportRecordTexts(db: DbOrTx, scope: RecordScope, afte
   const attachments = withAttachments
     ? sql`coalesce((SELECT jsonb_object_agg(a.name, a.id) FROM attachments a WHERE a.instance_id = i.id), '{}'::jsonb)`
     : sql`'{}'::jsonb`;
-  const result = await sql<RecordTextRow>`SELECT i.id, (i.json || jsonb_build_object(
+  // The page's ids are chosen first (index scan on form_id, id) and only they are joined and
+  // serialised: joining before the LIMIT lets the planner scan and sort the whole form per page.
+  const result = await sql<RecordTextRow>`WITH page AS (
+      SELECT i.* FROM instances i
+      WHERE ${scopeCondition(scope)} AND i.id > ${afterId}
+      ORDER BY i.id
+      LIMIT ${limit})
+    SELECT i.id, (i.json || jsonb_build_object(
       '_id', i.id,
       '_uuid', i.uuid,
       '_submission_time', ${ISO(sql`i.date_created`)},
@@ -50,12 +57,10 @@ export async function listExportRecordTexts(db: DbOrTx, scope: RecordScope, afte
       '_media_count', i.media_count,
       '_media_all_received', i.media_count >= i.total_media,
       '_attachments', ${attachments}))::text AS record
-    FROM instances i
+    FROM page i
     LEFT JOIN users su ON su.id = i.submitted_by
     LEFT JOIN users le ON le.id = i.last_edited_by
-    WHERE ${scopeCondition(scope)} AND i.id > ${afterId}
-    ORDER BY i.id
-    LIMIT ${limit}`.execute(db);
+    ORDER BY i.id`.execute(db);
   return result.rows.map((r) => ({ id: Number(r.id), record: r.record }));
 }
 
