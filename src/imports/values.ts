@@ -106,31 +106,32 @@ function inChoices(question: ImportQuestion, name: string): boolean {
   return question.choices === null || question.choices.includes(name) || (question.allowsOther && name === 'other');
 }
 
+function checked(value: string | null, problem: string): CheckedValue {
+  return value === null ? { ok: false, problem } : { ok: true, value };
+}
+
 /** Checks a non-empty cell (already trimmed of `n/a`) for the question it fills. */
 export function checkValue(question: ImportQuestion, raw: string): CheckedValue {
-  const text = question.valueKind === 'text' ? raw : raw.trim();
-  const fail = (problem: string): CheckedValue => ({ ok: false, problem });
-  const keep = (value: string | null, problem: string): CheckedValue => (value === null ? fail(problem) : { ok: true, value });
+  if (question.valueKind === 'text') return { ok: true, value: raw };
+  const text = raw.trim();
   switch (question.valueKind) {
-    case 'text':
-      return { ok: true, value: text };
     case 'integer':
-      return keep(INTEGER.test(text) ? text : null, 'integer');
+      return checked(INTEGER.test(text) ? text : null, 'integer');
     case 'decimal':
-      return keep(DECIMAL.test(text) ? text : null, 'decimal');
+      return checked(DECIMAL.test(text) ? text : null, 'decimal');
     case 'date':
-      return keep(normaliseDate(text), 'date');
+      return checked(normaliseDate(text), 'date');
     case 'datetime':
-      return keep(normaliseDateTime(text), 'datetime');
+      return checked(normaliseDateTime(text), 'datetime');
     case 'time':
-      return keep(normaliseTime(text), 'time');
+      return checked(normaliseTime(text), 'time');
     case 'geopoint':
-      return keep(checkGeopoint(text), 'geopoint');
+      return checked(checkGeopoint(text), 'geopoint');
     case 'select_one':
-      return keep(inChoices(question, text) ? text : null, 'choice');
+      return checked(inChoices(question, text) ? text : null, 'choice');
     case 'select_multiple': {
       const names = text.split(/\s+/).filter((n) => n !== '');
-      return keep(names.every((n) => inChoices(question, n)) ? names.join(' ') : null, 'choice');
+      return checked(names.every((n) => inChoices(question, n)) ? names.join(' ') : null, 'choice');
     }
   }
 }

@@ -13,6 +13,7 @@ import * as repo from './repository.ts';
 import { applyImport, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
 import { IMPORT_JOB, type ImportJobPayload } from './service.ts';
 import { makeTempDir } from './upload.ts';
+import { countCsvRows } from './readers/csv.ts';
 
 async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Promise<void> {
   const out = createWriteStream(path);
@@ -29,6 +30,7 @@ async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Prom
 }
 
 async function countRows(kind: ImportJobPayload['kind'], path: string, signal: AbortSignal): Promise<number> {
+  if (kind === 'csv') return countCsvRows(path);
   let rows = -1;
   for await (const row of readRows(kind, path)) {
     void row;

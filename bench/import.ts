@@ -1,0 +1,191 @@
+// `npm run bench -- import [rows] [--pglite] [--xlsx-rows N]`: imports ROWS records of the bench form
+// (../shared/bench) from a CSV in the export's layout (groups as paths, three `member[n]/…` repeat
+// blocks, split select_multiple columns, geopoint parts, meta columns) and from an XLSX of the
+// same rows, as import jobs on a real server; prints rows/s, file size and the server's peak RSS.
+// Target (issue 7): ≥ 10,000 rows/s from CSV on PostgreSQL, memory flat in the file size.
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import * as XLSX from '@e965/xlsx';
+import { convert } from '../packages/xlsform/src/index.ts';
+import { createAccount, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
+import { BENCH_FORM } from './_instances.ts';
+
+const pick = <T>(items: readonly T[], n: number): T => items[n % items.length] as T;
+
+/** The bench form's choices of `assets`, read from the form as the export reads them. */
+export function assetChoices(): string[] {
+  const result = convert(readFileSync(BENCH_FORM), { fileName: 'bench_household.xlsx' });
+  if (!result.ok) throw new Error('bench form does not convert');
+  const choices = (result.formJson as { choices?: Record<string, Array<{ name: string }>> }).choices ?? {};
+  return (choices['assets'] ?? []).map((c) => c.name);
+}
+
+const MEMBER_FIELDS = ['m_name', 'm_age', 'm_sex', 'm_relation', 'm_school', 'm_occupation'];
+const META = ['_id', '_uuid', '_submission_time', '_date_modified', '_tags', '_notes', '_version', '_duration', '_submitted_by', '_last_edited_by', '_total_media', '_media_count', '_media_all_received'];
+
+function header(assets: readonly string[]): string[] {
+  return [
+    'start', 'end', 'today', 'deviceid', 'enumerator', 'consent',
+    'respondent/resp_name', 'respondent/resp_age', 'respondent/resp_gender', 'respondent/resp_phone', 'respondent/resp_education', 'respondent/resp_dob',
+    'household/hh_size', 'household/hh_income', 'household/location',
+    'household/_location_latitude', 'household/_location_longitude', 'household/_location_altitude', 'household/_location_precision',
+    'household/water_source', ...assets.map((a) => `household/assets/${a}`), 'household/roof_material', 'household/rooms',
+    'household/electricity', 'household/toilet', 'household/food_security_score', 'household/visit_time', 'household/notes',
+    ...[1, 2, 3].flatMap((i) => MEMBER_FIELDS.map((f) => `member[${i}]/${f}`)),
+    'satisfaction', 'comments', 'instance_name_calc', 'meta/instanceID', 'meta/instanceName', ...META,
+  ];
+}
+
+/** The n-th record: bench/_instances.ts's values for the n-th submission, with choice names the form lists. */
+function row(n: number, assets: readonly string[]): string[] {
+  const day = String((n % 28) + 1).padStart(2, '0');
+  const lat = (-1 - (n % 100) / 1000).toFixed(6);
+  const lon = (36.8 + (n % 100) / 1000).toFixed(6);
+  const picked = new Set(pick(['radio tv', 'phone', 'radio phone bicycle', 'tv fridge'], n).split(' '));
+  const name = `Respondent ${n}`;
+  const uuid = randomUUID();
+  const members = [1, 2, 3].flatMap((i) => [
+    `Member ${n}-${i}`, String((n + i * 7) % 80), pick(['male', 'female'], n + i), pick(['head', 'spouse', 'child'], i - 1),
+    pick(['yes', 'no'], n + i), pick(['farmer', 'teacher', 'student', 'trader'], n + i),
+  ]);
+  return [
+    `2026-11-${day}T08:00:00.000+03:00`, `2026-11-${day}T08:20:00.000+03:00`, `2026-11-${day}`, `collect:${1000 + (n % 50)}`,
+    pick(['amina', 'brian', 'chen', 'dora'], n), 'yes',
+    name, String(18 + (n % 60)), pick(['male', 'female'], n), `+2547${String(n).padStart(8, '0')}`,
+    pick(['none', 'primary', 'secondary', 'tertiary'], n), `19${50 + (n % 50)}-0${(n % 9) + 1}-1${n % 10}`,
+    String(1 + (n % 12)), String(1000 + (n % 997) * 13.5), `${lat} ${lon} 1650 5`, lat, lon, '1650', '5',
+    pick(['piped', 'borehole', 'well', 'river'], n), ...assets.map((a) => (picked.has(a) ? 'True' : 'False')),
+    pick(['metal', 'thatch', 'tile'], n), String(1 + (n % 6)), pick(['yes', 'no'], n), pick(['flush', 'pit', 'none'], n),
+    String(n % 10), `${String(8 + (n % 10)).padStart(2, '0')}:15:00.000+03:00`, `Visit ${n} & notes <ok>, "quoted"`,
+    ...members,
+    pick(['1', '2', '3', '4', '5'], n), 'none', `${name} - 2026-11-${day}`, `uuid:${uuid}`, `${name} - 2026-11-${day}`,
+    String(n + 1), uuid, `2026-11-${day}T09:00:00.123456+00:00`, `2026-11-${day}T09:00:00.123456+00:00`, '', '', '2026111901', '1200.0',
+    'benchuser', 'n/a', '0', '0', 'True',
+  ];
+}
+
+function csvCell(value: string): string {
+  return /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+export async function writeCsv(path: string, rows: number, assets: readonly string[]): Promise<void> {
+  const out = createWriteStream(path);
+  const write = async (line: string): Promise<void> => {
+    if (!out.write(line)) await once(out, 'drain');
+  };
+  await write(`${header(assets).join(',')}\n`);
+  for (let n = 0; n < rows; n++) await write(`${row(n, assets).map(csvCell).join(',')}\n`);
+  out.end();
+  await once(out, 'close');
+}
+
+export function writeXlsx(path: string, rows: number, assets: readonly string[]): void {
+  const data: string[][] = [header(assets)];
+  for (let n = 0; n < rows; n++) data.push(row(n, assets));
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(data), 'bench_household');
+  writeFileSync(path, XLSX.write(book, { type: 'buffer', bookType: 'xlsx', compression: true }) as Buffer);
+}
+
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024);
+}
+
+function resetPeak(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // not Linux, or not allowed: the figure is then the process's lifetime peak
+  }
+}
+
+async function publish(baseUrl: string, token: string): Promise<number> {
+  const form = new FormData();
+  form.append('xls_file', new Blob([readFileSync(BENCH_FORM)]), 'bench_household.xlsx');
+  const res = await fetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}` }, body: form });
+  if (res.status !== 201) throw new Error(`publish failed ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { formid: number }).formid;
+}
+
+interface Run {
+  seconds: number;
+  additions: number;
+  peakMb: number;
+}
+
+async function importFile(baseUrl: string, token: string, formId: number, pid: number, field: string, path: string, name: string): Promise<Run> {
+  resetPeak(pid);
+  const started = performance.now();
+  const form = new FormData();
+  form.append(field, new Blob([readFileSync(path)]), name);
+  const auth = { authorization: `Token ${token}` };
+  const res = await fetch(`${baseUrl}/api/v1/forms/${formId}/import`, { method: 'POST', headers: auth, body: form });
+  const body = (await res.json()) as { task_id?: string; additions?: number };
+  if (res.status !== 200) throw new Error(`import failed ${res.status}: ${JSON.stringify(body)}`);
+  let result = body;
+  if (body.task_id !== undefined) {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const poll = await fetch(`${baseUrl}/api/v1/forms/${formId}/import?job_uuid=${body.task_id}`, { headers: auth });
+      const status = (await poll.json()) as { job_status?: string; additions?: number };
+      if (status.job_status === 'SUCCESS') {
+        result = status;
+        break;
+      }
+      if (poll.status !== 200) throw new Error(`import job failed: ${JSON.stringify(status)}`);
+    }
+  }
+  return { seconds: (performance.now() - started) / 1000, additions: result.additions ?? 0, peakMb: peakRssMb(pid) };
+}
+
+export async function main(args: string[]): Promise<void> {
+  const rows = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
+  const xlsxIndex = args.indexOf('--xlsx-rows');
+  const xlsxRows = xlsxIndex >= 0 ? Number(args[xlsxIndex + 1]) : rows;
+  const backends: Backend[] = [];
+  if (await postgresAvailable()) backends.push('postgres');
+  if (args.includes('--pglite') || backends.length === 0) backends.push('pglite');
+
+  const dir = mkdtempSync(join(tmpdir(), 'gather-import-bench-'));
+  const assets = assetChoices();
+  const csvPath = join(dir, 'bench.csv');
+  const xlsxPath = join(dir, 'bench.xlsx');
+  let t = performance.now();
+  await writeCsv(csvPath, rows, assets);
+  console.log(`CSV: ${rows} rows, ${(statSync(csvPath).size / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  t = performance.now();
+  if (xlsxRows > 0) {
+    writeXlsx(xlsxPath, xlsxRows, assets);
+    console.log(`XLSX: ${xlsxRows} rows, ${(statSync(xlsxPath).size / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+
+  const table: Array<Array<string | number>> = [];
+  let port = 18_900;
+  try {
+    for (const backend of backends) {
+      const server = await startServer(backend, port++, { WORKERS: '1', UPLOAD_LIMIT: String(1024 * 1024 * 1024) });
+      try {
+        const pid = server.process.pid ?? 0;
+        const token = await createAccount(server.baseUrl, 'benchuser');
+        const idleMb = peakRssMb(pid);
+        const runs: Array<[string, string, string, number]> = [['csv', 'csv_file', csvPath, rows]];
+        if (xlsxRows > 0) runs.push(['xlsx', 'xls_file', xlsxPath, xlsxRows]);
+        for (const [format, field, path, count] of runs) {
+          const formId = await publish(server.baseUrl, token);
+          const run = await importFile(server.baseUrl, token, formId, pid, field, path, `bench.${format}`);
+          if (run.additions !== count) throw new Error(`${format}: ${run.additions} of ${count} rows imported`);
+          table.push([backend, format, count, run.seconds.toFixed(1), Math.round(count / run.seconds), idleMb, run.peakMb]);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  printTable(['backend', 'format', 'rows', 'seconds', 'rows/s', 'idle RSS MB', 'peak RSS MB'], table);
+}

@@ -1,0 +1,162 @@
+// An import job killed with its server (SIGKILL, mid-import) leaves the form's data as it was:
+// after a restart no half of the file is visible, and the job, taken up again, imports the file
+// exactly once.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { multipart } from '../helpers.ts';
+
+const repoRoot = resolve(import.meta.dirname, '../..');
+const FIXTURES = join(import.meta.dirname, '../fixtures/imports');
+const ROWS = 6000;
+
+let dataDir: string;
+let databaseUrl: string | undefined;
+let dropDatabase: (() => Promise<void>) | undefined;
+
+async function adminQuery(serverUrl: string, text: string): Promise<void> {
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gather-import-crash-'));
+  const serverUrl = process.env['DATABASE_URL'];
+  if (serverUrl) {
+    const name = `gather_import_crash_${process.pid}_${randomBytes(3).toString('hex')}`;
+    await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDatabase = () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+});
+after(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  await dropDatabase?.();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+interface Server {
+  baseUrl: string;
+  child: ChildProcess;
+}
+
+async function startServer(): Promise<Server> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SECRET_KEY: 'import-crash-secret', LOG_LEVEL: 'warn', WORKERS: '1' };
+  delete env['DATABASE_URL'];
+  delete env['NODE_TEST_CONTEXT'];
+  if (databaseUrl) env['DATABASE_URL'] = databaseUrl;
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${baseUrl}/api/v1/`)).ok) return { baseUrl, child };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('server did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function kill(server: Server): Promise<void> {
+  const exited = new Promise((r) => server.child.once('exit', r));
+  server.child.kill('SIGKILL');
+  await exited;
+}
+
+/** good.csv's rows over and over, each a new record (no _uuid, no instanceID). */
+function bigCsv(rows: number): string {
+  const [header = '', ...lines] = readFileSync(join(FIXTURES, 'good.csv'), 'utf8').trim().split('\n');
+  const columns = header.split(',');
+  const blank = new Set([columns.indexOf('_uuid'), columns.indexOf('meta/instanceID')]);
+  const body = Array.from({ length: rows }, (_, i) => (lines[i % lines.length] ?? '').split(',').map((v, c) => (blank.has(c) ? '' : v)).join(','));
+  return `${header}\n${body.join('\n')}\n`;
+}
+
+test('an import killed mid-job is never half applied and completes exactly once after a restart', async () => {
+  let server = await startServer();
+  let auth = '';
+  try {
+    const registered = await fetch(`${server.baseUrl}/api/v1/profiles`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bob', email: 'bob@example.org', first_name: 'Bob', password: 'Crash-import-pw-42' }),
+    });
+    assert.equal(registered.status, 201);
+    const me = await fetch(`${server.baseUrl}/api/v1/user`, { headers: { authorization: `Basic ${Buffer.from('bob:Crash-import-pw-42').toString('base64')}` } });
+    auth = `Token ${((await me.json()) as { api_token: string }).api_token}`;
+    const form = multipart({}, [{ name: 'xls_file', fileName: 'tutorial.xlsx', content: readFileSync(join(FIXTURES, 'tutorial.xlsx')) }]);
+    const published = await fetch(`${server.baseUrl}/api/v1/forms`, { method: 'POST', headers: { ...form.headers, authorization: auth }, body: form.payload });
+    assert.equal(published.status, 201);
+    const formId = Number(((await published.json()) as { formid: number }).formid);
+    const count = async (): Promise<number> => {
+      const res = await fetch(`${server.baseUrl}/api/v1/data/${formId}?fields=${encodeURIComponent('["_id"]')}`, { headers: { authorization: auth } });
+      return ((await res.json()) as unknown[]).length;
+    };
+
+    const csv = multipart({}, [{ name: 'csv_file', fileName: 'big.csv', content: bigCsv(ROWS) }]);
+    const started = await fetch(`${server.baseUrl}/api/v1/forms/${formId}/csv_import`, { method: 'POST', headers: { ...csv.headers, authorization: auth }, body: csv.payload });
+    assert.equal(started.status, 200);
+    const taskId = ((await started.json()) as { task_id: string }).task_id;
+    const poll = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${server.baseUrl}/api/v1/forms/${formId}/csv_import?job_uuid=${taskId}`, { headers: { authorization: auth } });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+
+    // Kill the server once the job has staged some rows but not all of them.
+    let progressed = false;
+    for (let i = 0; i < 1200 && !progressed; i++) {
+      const { body } = await poll();
+      const current = Number(body['current'] ?? 0);
+      assert.notEqual(body['job_status'], 'SUCCESS', 'the import finished before it could be killed');
+      progressed = body['job_status'] === 'PROGRESS' && current > 0 && current < ROWS;
+      if (!progressed) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(progressed, 'the import job reported progress');
+    await kill(server);
+
+    server = await startServer();
+    const afterRestart = await count();
+    assert.ok(afterRestart === 0 || afterRestart === ROWS, `after the restart: ${afterRestart} records`);
+
+    // The job's lease runs out and a worker takes it up again.
+    let final = await poll();
+    for (let i = 0; i < 1800 && final.body['job_status'] !== 'SUCCESS' && final.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      final = await poll();
+    }
+    assert.equal(final.body['job_status'], 'SUCCESS', JSON.stringify(final.body));
+    assert.equal(final.body['additions'], ROWS);
+    assert.equal(await count(), ROWS);
+  } finally {
+    await kill(server);
+  }
+});
