@@ -1,12 +1,7 @@
-// The cell values the spreadsheet writers accept. Until src/exports/layout/types.ts lands this
-// mirrors its shape; the writers import Cell from here only.
-export interface ExportDate {
-  readonly kind: 'date' | 'datetime';
-  /** `YYYY-MM-DD` for a date; `YYYY-MM-DDTHH:MM:SS[.fff][zone]` for a datetime (zone ignored). */
-  readonly iso: string;
-}
+// The cell values the spreadsheet writers accept are the export layouts' (src/exports/layout/types.ts).
+import type { Cell } from '../layout/types.ts';
 
-export type Cell = string | number | boolean | null | ExportDate;
+export type { Cell, ExportDate } from '../layout/types.ts';
 
 /** One sheet of a workbook. Rows are pulled only once the previous sheet is finished. */
 export interface SpreadsheetSheet {
