@@ -38,14 +38,17 @@ export async function listExportRecordTexts(db: DbOrTx, scope: RecordScope, afte
   const attachments = withAttachments
     ? sql`coalesce((SELECT jsonb_object_agg(a.name, a.id) FROM attachments a WHERE a.instance_id = i.id), '{}'::jsonb)`
     : sql`'{}'::jsonb`;
-  // The page's ids are chosen first (index scan on form_id, id) and only they are joined and
-  // serialised: joining before the LIMIT lets the planner scan and sort the whole form per page.
+  // The page's ids are chosen first (index scan on form_id, id) and only they are joined. The meta
+  // keys are spliced into the stored record's text (json_text): merging them as jsonb and
+  // printing the result cost 15 times as much as reading the text.
   const result = await sql<RecordTextRow>`WITH page AS (
-      SELECT i.* FROM instances i
+      SELECT i.id, i.json_text, i.uuid, i.date_created, i.date_modified, i.version, i.submitted_by,
+        i.last_edited_by, i.total_media, i.media_count
+      FROM instances i
       WHERE ${scopeCondition(scope)} AND i.id > ${afterId}
       ORDER BY i.id
       LIMIT ${limit})
-    SELECT i.id, (i.json || jsonb_build_object(
+    SELECT i.id, CASE WHEN i.json_text = '{}' THEN '' ELSE left(i.json_text, -1) || ', ' END || substr(jsonb_build_object(
       '_id', i.id,
       '_uuid', i.uuid,
       '_submission_time', ${ISO(sql`i.date_created`)},
@@ -56,7 +59,7 @@ export async function listExportRecordTexts(db: DbOrTx, scope: RecordScope, afte
       '_total_media', i.total_media,
       '_media_count', i.media_count,
       '_media_all_received', i.media_count >= i.total_media,
-      '_attachments', ${attachments}))::text AS record
+      '_attachments', ${attachments})::text, CASE WHEN i.json_text = '{}' THEN 1 ELSE 2 END) AS record
     FROM page i
     LEFT JOIN users su ON su.id = i.submitted_by
     LEFT JOIN users le ON le.id = i.last_edited_by
