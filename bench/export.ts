@@ -235,6 +235,14 @@ async function load(records: number): Promise<void> {
   });
 }
 
+/** CPU seconds the process has used (user + system): a figure the machine's other load barely moves. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), in clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
@@ -262,6 +270,7 @@ interface Measurement {
   format: string;
   mode: string;
   seconds: number;
+  cpu: number;
   megabytes: number;
   peakMb: number;
 }
@@ -269,16 +278,18 @@ interface Measurement {
 async function measureDirect(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
   const pid = server.child.pid ?? 0;
   resetPeak(pid);
+  const cpu = cpuSeconds(pid);
   const started = performance.now();
   const response = await fetch(`${server.baseUrl}/api/v1/forms/${formId}.${format}`, { headers: auth });
   if (response.status !== 200) throw new Error(`${format} download: ${response.status} ${await response.text()}`);
   const bytes = await drain(response);
-  return { format, mode: 'download', seconds: (performance.now() - started) / 1000, megabytes: bytes / 1e6, peakMb: peakRssMb(pid) };
+  return { format, mode: 'download', seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(pid) - cpu, megabytes: bytes / 1e6, peakMb: peakRssMb(pid) };
 }
 
 async function measureJob(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
   const pid = server.child.pid ?? 0;
   resetPeak(pid);
+  const cpu = cpuSeconds(pid);
   const started = performance.now();
   const url = `${server.baseUrl}/api/v1/forms/${formId}/export_async?format=${format}`;
   const first = await fetch(url, { headers: auth });
@@ -291,10 +302,11 @@ async function measureJob(server: Server, auth: Record<string, string>, formId: 
     if (typeof poll['export_url'] === 'string') exportUrl = poll['export_url'];
   }
   const seconds = (performance.now() - started) / 1000;
+  const used = cpuSeconds(pid) - cpu;
   const peakMb = peakRssMb(pid);
   const file = await fetch(exportUrl, { headers: auth });
   const bytes = await drain(file);
-  return { format, mode: 'job', seconds, megabytes: bytes / 1e6, peakMb };
+  return { format, mode: 'job', seconds, cpu: used, megabytes: bytes / 1e6, peakMb };
 }
 
 export async function main(args: string[]): Promise<void> {
@@ -338,10 +350,12 @@ export async function main(args: string[]): Promise<void> {
     }
     console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeak(server.child.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
     printTable(
-      ['format', 'mode', 'seconds', 'MB', 'records/s', 'peak RSS MB'],
-      results.map((r) => [r.format, r.mode, r.seconds.toFixed(1), r.megabytes.toFixed(1), Math.round(records / r.seconds), r.peakMb]),
+      ['format', 'mode', 'seconds', 'server CPU s', 'MB', 'records/s', 'peak RSS MB'],
+      results.map((r) => [r.format, r.mode, r.seconds.toFixed(1), r.cpu.toFixed(1), r.megabytes.toFixed(1), Math.round(records / r.seconds), r.peakMb]),
     );
     console.log('targets: CSV ≤ 15 s, XLSX ≤ 60 s, peak RSS ≤ 300 MB');
+    const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    console.log(`machine load average during the run: ${loadAverage} (server CPU s is the figure to compare when the machine is busy)`);
   } finally {
     await server.stop();
   }

@@ -131,6 +131,18 @@ describe('export_async and Export records', () => {
     assert.equal(fresh.json().job_status, 'SUCCESS');
     assert.notEqual(fresh.json().export_url, first.export_url);
     assert.match((await get(path(fresh.json().export_url), bob)).body, /Newcomer/);
+
+    // Deleting a record changes the data too.
+    assert.equal((await exportAsync('format=csv')).json().job_status, 'SUCCESS');
+    const records = (await get(`/api/v1/data/${formId}`, bob)).json() as Array<{ _id: number; name: string }>;
+    const newcomer = records.find((r) => r.name === 'Newcomer');
+    const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${newcomer?._id}`, headers: bob.auth });
+    assert.equal(deleted.statusCode, 204);
+    const afterDelete = await exportAsync('format=csv');
+    assert.ok(afterDelete.json().job_uuid, afterDelete.body);
+    await runJobs(server.deps);
+    const final = await exportAsync(`job_uuid=${afterDelete.json().job_uuid}`);
+    assert.doesNotMatch((await get(path(final.json().export_url), bob)).body, /Newcomer/);
   });
 
   test('format=foo and a missing format: 403 Export format not supported; xls and xlsx are accepted', async () => {
