@@ -201,6 +201,22 @@ describe('export_async and Export records', () => {
     await share(alice, 'readonly');
   });
 
+  test('a job that ended without its handler (its worker died on every try) reports FAILURE', async () => {
+    const jobUuid: string = (await exportAsync('format=csv&include_labels_only=true')).json().job_uuid;
+    const error = 'The worker stopped while running the job (attempt 3 of 3).';
+    await server.deps.db.updateTable('jobs').set({ status: 'FAILURE', error }).where('uuid', '=', jobUuid).execute();
+    const polled = (await exportAsync(`job_uuid=${jobUuid}`)).json();
+    assert.equal(polled.job_status, 'FAILURE');
+    assert.equal(polled.error_message, error);
+    const listed = (await get(`/api/v1/export?xform=${formId}`, bob)).json() as Array<Record<string, unknown>>;
+    assert.equal(listed.find((e) => e['task_id'] === jobUuid)?.['job_status'], 'FAILURE');
+    // A failed export is not reused: the same request starts a new job.
+    const again = (await exportAsync('format=csv&include_labels_only=true')).json();
+    assert.ok(again.job_uuid);
+    assert.notEqual(again.job_uuid, jobUuid);
+    await runJobs(server.deps);
+  });
+
   test('GET /api/v1/export?xform lists the form’s exports with onadata’s fields', async () => {
     const res = await get(`/api/v1/export?xform=${formId}`, bob);
     assert.equal(res.statusCode, 200);
