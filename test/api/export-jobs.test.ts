@@ -261,6 +261,16 @@ describe('export_async and Export records', () => {
     await runJobs(server.deps);
   });
 
+  test('an export whose file has gone from the disk is made again rather than reused', async () => {
+    const url = path((await exportAsync('format=csv')).json().export_url);
+    rmSync(join(dataDir, 'exports', String(formId), `${/(\d+)$/.exec(url)?.[1]}.csv`));
+    assert.equal((await get(url, bob)).statusCode, 404);
+    const again = (await exportAsync('format=csv')).json();
+    assert.ok(again.job_uuid);
+    await runJobs(server.deps);
+    assert.equal((await exportAsync('format=csv')).json().job_status, 'SUCCESS');
+  });
+
   test('at most ten exports per form and type are kept: the oldest goes with its file', async () => {
     for (let n = 0; n < 11; n++) assert.equal((await exportAsync(`format=kml&query={"_id":{"$gt":${n}}}`)).statusCode, 202);
     const kml = ((await get(`/api/v1/export?xform=${formId}`, bob)).json() as Array<Record<string, unknown>>).filter((e) => e['type'] === 'kml');

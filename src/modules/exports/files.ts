@@ -60,6 +60,14 @@ export async function openExportFile(dataDir: string, relativePath: string): Pro
   }
 }
 
+export async function exportFileExists(dataDir: string, relativePath: string): Promise<boolean> {
+  try {
+    return (await stat(absolute(dataDir, relativePath))).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export async function removeExportFile(dataDir: string, relativePath: string | null): Promise<void> {
   if (!relativePath) return;
   await rm(absolute(dataDir, relativePath), { force: true });

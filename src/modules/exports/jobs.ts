@@ -10,7 +10,7 @@ import { findActiveUserById } from '../accounts/repository.ts';
 import { loadExportTarget, renderExport, type ExportFormat, type ExportTarget } from './render.ts';
 import { parseExportOptions } from './options.ts';
 import { optionsFromStored, optionsKey as keyOf, storedOptions } from './records-options.ts';
-import { exportFilePath, removeExportFile, writeExportFile } from './files.ts';
+import { exportFileExists, exportFilePath, removeExportFile, writeExportFile } from './files.ts';
 import * as records from './records-repository.ts';
 import { exportTypeOf, exportUrl, formatOfExportType, type ExportType } from './records.ts';
 import { requireSpreadsheetCredential, writeGoogleSheet } from './gsheets.ts';
@@ -48,7 +48,9 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
     const dataVersion = await records.formDataVersion(trx, target.formId);
     const newest = await records.findNewestMatchingExport(trx, { formId: target.formId, exportType, optionsKey, submittedBy });
     if (newest && newest.data_version === dataVersion) {
-      if (newest.status === 'SUCCESS') {
+      // A finished export is reused while its file is there (a sheet lives elsewhere).
+      const usable = newest.external_url !== null || (newest.file_path !== null && (await exportFileExists(ctx.config.dataDir, newest.file_path)));
+      if (newest.status === 'SUCCESS' && usable) {
         return { reply: { status: 202, body: { job_status: 'SUCCESS', export_url: exportUrl(ctx.baseUrl, newest, false) } }, removed: [] };
       }
       const job = newest.task_id ? await findJobByUuid(trx, newest.task_id) : undefined;
