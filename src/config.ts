@@ -25,6 +25,8 @@ export interface Config {
   readonly logLevel: string;
   readonly disableCreatingUsers: boolean;
   readonly authCacheMs: number;
+  /** How long GET list responses are reused by this process (0: never); writes here clear them at once. */
+  readonly listCacheMs: number;
   readonly allowPrivateUrls: boolean;
   readonly remoteFetchTimeoutMs: number;
   /** Job worker loops the server runs in-process; 0: none (run `gather worker` processes instead). */
@@ -119,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env['LOG_LEVEL'] || 'info',
     disableCreatingUsers: /^(1|true|yes)$/i.test(env['DISABLE_CREATING_USERS'] ?? ''),
     authCacheMs: integer(env, 'AUTH_CACHE_MS', 2000),
+    listCacheMs: integer(env, 'LIST_CACHE_MS', 2000),
     allowPrivateUrls: /^(1|true|yes)$/i.test(env['ALLOW_PRIVATE_URLS'] ?? ''),
     remoteFetchTimeoutMs: integer(env, 'REMOTE_FETCH_TIMEOUT', 30) * 1000,
     workers: integer(env, 'WORKERS', 1),

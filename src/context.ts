@@ -8,6 +8,7 @@ import type { AuthCache } from './modules/auth/auth-cache.ts';
 import type { JobWakeup } from './jobs/wakeup.ts';
 import type { Mailer } from './platform/mailer.ts';
 import type { MatchCache } from './modules/submissions/match-cache.ts';
+import type { ResponseCache } from './http/response-cache.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -18,6 +19,8 @@ export interface AppDeps {
   readonly mailer: Mailer;
   /** Ordered ids matched by recent data queries, per form data version. */
   readonly matchCache: MatchCache;
+  /** Rendered list responses, reused briefly; cleared by every write of this process. */
+  readonly responseCache: ResponseCache;
   /** After committing a transaction that enqueued a job: `deps.jobWakeup?.wake()` starts it now. */
   readonly jobWakeup?: JobWakeup;
 }

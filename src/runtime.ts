@@ -10,6 +10,7 @@ import { AuthCache } from './modules/auth/auth-cache.ts';
 import { JobWakeup } from './jobs/wakeup.ts';
 import { createLogMailer, type Mailer } from './platform/mailer.ts';
 import { MatchCache } from './modules/submissions/match-cache.ts';
+import { ResponseCache } from './http/response-cache.ts';
 
 /** 32 MiB of record ids: eight million matches across the cached queries. */
 const MATCH_CACHE_BYTES = 32 * 1024 * 1024;
@@ -41,6 +42,7 @@ export async function openRuntime(
     sealer: createSealer(config.secretKey),
     authCache: new AuthCache(config.authCacheMs),
     matchCache: new MatchCache(MATCH_CACHE_BYTES),
+    responseCache: new ResponseCache(config.listCacheMs),
     jobWakeup: new JobWakeup(),
     mailer: options.mailer ?? createLogMailer((line) => console.log(line)),
   };

@@ -170,6 +170,8 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     if (config.openrosa) reply.headers({ 'x-openrosa-version': '1.0', 'x-openrosa-accept-content-length': uploadLimit });
 
     const isGet = request.method === 'GET' || request.method === 'HEAD';
+    // A write has committed by now: cached list responses computed before it are stale.
+    if (!isGet && request.method !== 'OPTIONS') deps.responseCache.invalidate();
     const status = reply.statusCode;
     const cache = config.cache ?? 'none';
     if (isGet && status >= 200 && status <= 202 && cache !== 'none' && !reply.hasHeader('cache-control')) {

@@ -133,6 +133,7 @@ async function runClaimedJob(
     const result = toJson(outcome.value);
     if (typeof result === 'string') {
       await markJobSucceeded(deps.db, job.id, lockedBy, { result, progress: unwrittenProgress, finishedAt: now });
+      deps.responseCache.invalidate();
       return;
     }
     outcome = { ok: false, error: result.error };

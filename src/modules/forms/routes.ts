@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
-import { sendPage } from '../../http/list-reply.ts';
+import { sendCachedJson, sendPage } from '../../http/list-reply.ts';
 import { pageWindow, paginate } from '../../http/pagination.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
@@ -42,13 +42,13 @@ export function registerFormRoutes(app: FastifyInstance): void {
         ...PageQuery,
       }),
     },
-    handler: async (request, reply) => {
-      // Page over ids first, so only the page's forms are represented.
-      const ids = await forms.listFormIds(request.ctx, request.query);
-      const { pageItems, link } = paginate(ids, pageWindow(request.query), request.url, request.ctx.baseUrl);
-      if (link) reply.header('link', link);
-      return reply.send(await forms.shortForms(request.ctx, pageItems));
-    },
+    handler: async (request, reply) =>
+      sendCachedJson(request, reply, async () => {
+        // Page over ids first, so only the page's forms are represented.
+        const ids = await forms.listFormIds(request.ctx, request.query);
+        const { pageItems, link } = paginate(ids, pageWindow(request.query), request.url, request.ctx.baseUrl);
+        return { body: await forms.shortForms(request.ctx, pageItems), ...(link ? { headers: { link } } : {}) };
+      }),
   });
 
   app.get('/api/v1/forms/public', {
