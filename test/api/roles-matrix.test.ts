@@ -12,6 +12,8 @@ const CALLERS: Caller[] = [...ROLES, 'no role', 'anonymous'];
 
 const EDITORS: Role[] = ['editor-no-download', 'editor-minor', 'editor', 'manager', 'owner'];
 const MANAGERS: Role[] = ['manager', 'owner'];
+/** Every role may export except readonly-no-download (a project's editor-no-download reaches its forms as editor, the forms' meta-perms default). */
+const EXPORTERS: Role[] = ROLES.filter((role) => role !== 'readonly-no-download');
 
 interface Check {
   name: string;
@@ -39,6 +41,11 @@ const CHECKS: Check[] = [
   { name: 'share the form', method: 'POST', path: '/api/v1/forms/{form}/share', payload: { username: 'outsider', role: 'readonly' }, allowed: MANAGERS, success: 204, read: false },
   { name: 'tag the form', method: 'POST', path: '/api/v1/forms/{form}/labels', payload: { tags: 'y' }, allowed: MANAGERS, success: 201, read: false },
   { name: 'untag the form', method: 'DELETE', path: '/api/v1/forms/{form}/labels/y', allowed: EDITORS, success: 200, read: false },
+  { name: 'read the form’s data', method: 'GET', path: '/api/v1/data/{form}', allowed: 'all', success: 200, read: true },
+  { name: 'export the form’s data (CSV download)', method: 'GET', path: '/api/v1/forms/{form}.csv', allowed: EXPORTERS, success: 200, read: true },
+  { name: 'export the form’s data (XLSX download)', method: 'GET', path: '/api/v1/forms/{form}.xlsx', allowed: EXPORTERS, success: 200, read: true },
+  { name: 'start an export job', method: 'GET', path: '/api/v1/forms/{form}/export_async?format=csv', allowed: EXPORTERS, success: 202, read: false },
+  { name: 'list the form’s exports', method: 'GET', path: '/api/v1/export?xform={form}', allowed: EXPORTERS, success: 200, read: true },
   { name: 'clone the form into one’s own account', method: 'POST', path: '/api/v1/forms/{form}/clone', payload: { username: '{self}' }, allowed: MANAGERS, success: 201, read: false },
   { name: 'delete the form in the background', method: 'DELETE', path: '/api/v1/forms/{form}/delete_async', allowed: MANAGERS, success: 202, read: false },
   { name: 'delete the form', method: 'DELETE', path: '/api/v1/forms/{form}', allowed: EDITORS, success: 204, read: false },
