@@ -287,6 +287,28 @@ export async function listFormVersionNames(db: DbOrTx, formId: number): Promise<
   return (await db.selectFrom('form_versions').select('version').where('form_id', '=', formId).execute()).map((r) => r.version);
 }
 
+export interface FormVersionRow {
+  version: string;
+  created_by_username: string | null;
+  date_created: Date;
+  date_modified: Date;
+}
+
+export async function listFormVersions(db: DbOrTx, formId: number): Promise<FormVersionRow[]> {
+  return db
+    .selectFrom('form_versions as v')
+    .leftJoin('users as u', 'u.id', 'v.created_by')
+    .select(['v.version', 'u.username as created_by_username', 'v.date_created', 'v.date_modified'])
+    .where('v.form_id', '=', formId)
+    .orderBy('v.date_created')
+    .orderBy('v.id')
+    .execute();
+}
+
+export async function findFormVersion(db: DbOrTx, formId: number, version: string): Promise<{ xml: string; json: Record<string, unknown> } | undefined> {
+  return db.selectFrom('form_versions').select(['xml', 'json']).where('form_id', '=', formId).where('version', '=', version).executeTakeFirst();
+}
+
 export interface MetadataRow {
   id: number;
   form_id: number;

@@ -130,6 +130,23 @@ export function registerFormRoutes(app: FastifyInstance): void {
     },
   });
 
+  app.get<Pk>('/api/v1/forms/:pk/versions', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { tags: ['forms'], summary: 'The form’s published versions', params: IdParams },
+    handler: (request) => forms.formVersions(request.ctx, request.params.pk),
+  });
+  // `/versions/{v}.json` arrives with its suffix stripped; `.xml` is read here.
+  app.get<{ Params: { pk: string; version: string } }>('/api/v1/forms/:pk/versions/:version', {
+    config: { access: 'anyone', cache: 'public' },
+    schema: { tags: ['forms'], summary: 'One published version: its form JSON, or its XForm with `.xml`', params: Type.Object({ pk: Type.String(), version: Type.String() }) },
+    handler: async (request, reply) => {
+      const { version } = request.params;
+      const xml = version.endsWith('.xml');
+      const file = await forms.formVersion(request.ctx, request.params.pk, xml ? version.slice(0, -4) : version, xml ? 'xml' : 'json');
+      return reply.type(file.contentType).send(file.body);
+    },
+  });
+
   app.get<Pk>('/api/v1/forms/:pk/labels', {
     config: { access: 'anyone' },
     schema: { tags: ['forms'], summary: 'The form’s tags', params: IdParams },

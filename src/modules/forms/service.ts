@@ -21,7 +21,9 @@ import { getBlob } from '../blobs/repository.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
 import { defaultProjectOf, parseObjectId } from '../projects/service.ts';
 import { findLiveProject } from '../projects/repository.ts';
+import { isoTimestamp } from '../../platform/clock.ts';
 import * as repo from './repository.ts';
+import { countSubmissionsByVersion, countSubmissionsSince } from '../submissions/stats-repository.ts';
 import { formToApi, type FormShape } from './to-api.ts';
 import { convertSource, md5Hash, publishNewForm, replaceFormDefinition, titleProblem, type FormSource } from './publish.ts';
 import { fetchXlsFormFromUrl } from './remote-source.ts';
@@ -51,12 +53,23 @@ async function loadFormFor(ctx: RequestContext, rawId: string, permission: FormP
   return { ...visible, actor };
 }
 
+/** onadata leaves form_versions empty past this many submissions (its SUBMISSION_RETRIEVAL_THRESHOLD). */
+const FORM_VERSIONS_MAX_SUBMISSIONS = 10_000;
+
 export async function representForms(ctx: RequestContext, rows: readonly repo.FormRow[], shape: FormShape): Promise<Record<string, unknown>[]> {
   const ids = rows.map((f) => f.id);
-  const [members, tags, metadata] = await Promise.all([
+  const full = shape === 'full';
+  const now = ctx.clock.now();
+  const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const withData = rows.filter((f) => f.num_of_submissions > 0);
+  const [members, tags, metadata, todayCounts, versionCounts] = await Promise.all([
     repo.listFormMembers(ctx.db, ids),
     repo.listFormTags(ctx.db, ids),
-    shape === 'full' ? repo.listFormMetadata(ctx.db, ids) : Promise.resolve([]),
+    full ? repo.listFormMetadata(ctx.db, ids) : Promise.resolve([]),
+    full ? countSubmissionsSince(ctx.db, withData.map((f) => f.id), today) : Promise.resolve(new Map<number, number>()),
+    full
+      ? countSubmissionsByVersion(ctx.db, withData.filter((f) => f.num_of_submissions <= FORM_VERSIONS_MAX_SUBMISSIONS).map((f) => f.id))
+      : Promise.resolve(new Map<number, Array<{ version: string; total: number }>>()),
   ]);
   const membersBy = groupBy(members, (m) => m.object_id);
   const metadataBy = groupBy(metadata, (m) => m.form_id);
@@ -68,8 +81,8 @@ export async function representForms(ctx: RequestContext, rows: readonly repo.Fo
         members: membersBy.get(form.id) ?? [],
         tags: tags.get(form.id) ?? [],
         metadata: metadataBy.get(form.id) ?? [],
-        formVersions: [],
-        submissionCountForToday: 0,
+        formVersions: versionCounts.get(form.id) ?? [],
+        submissionCountForToday: todayCounts.get(form.id) ?? 0,
       },
       shape,
     ),
@@ -271,6 +284,33 @@ const SPREADSHEET_TYPES: Record<string, string> = {
 };
 
 // ---------------------------------------------------------------- labels
+
+// ---------------------------------------------------------------- versions
+
+/** Every published version of the form, oldest first, with links to its JSON and XML. */
+export async function formVersions(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>[]> {
+  const { form } = await loadVisibleForm(ctx, rawId);
+  const base = `${ctx.baseUrl}/api/v1/forms/${form.id}`;
+  return (await repo.listFormVersions(ctx.db, form.id)).map((v) => ({
+    xform: base,
+    url: `${base}/versions/${encodeURIComponent(v.version)}`,
+    xml: `${base}/versions/${encodeURIComponent(v.version)}.xml`,
+    created_by: v.created_by_username ? `${ctx.baseUrl}/api/v1/users/${v.created_by_username}` : null,
+    version: v.version,
+    date_created: isoTimestamp(v.date_created),
+    date_modified: isoTimestamp(v.date_modified),
+  }));
+}
+
+/** One version's form JSON, or its XForm when `format` is xml. */
+export async function formVersion(ctx: RequestContext, rawId: string, version: string, format: 'json' | 'xml'): Promise<FormFile> {
+  const { form } = await loadVisibleForm(ctx, rawId);
+  const found = await repo.findFormVersion(ctx.db, form.id, version);
+  if (!found) throw errors.notFound();
+  return format === 'xml'
+    ? { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: found.xml }
+    : { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify(found.json) };
+}
 
 export async function formLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
   const { form } = await loadVisibleForm(ctx, rawId);

@@ -1,0 +1,77 @@
+// What a form tells about its submissions and versions: submission_count_for_today,
+// form_versions (counts per version) and /forms/{pk}/versions.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+
+let server: TestServer;
+let bob: TestUser;
+let formId: number;
+
+async function submit(xml: string): Promise<void> {
+  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' }]);
+  const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+}
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
+  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+  formId = Number(res.json().formid);
+});
+after(() => server.close());
+
+test('a form counts today’s submissions and its submissions per version', async () => {
+  const empty = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json();
+  assert.equal(empty.submission_count_for_today, 0);
+  assert.deepEqual(empty.form_versions, []);
+
+  await submit(householdXml({ uuid: randomUUID() }));
+  await submit(householdXml({ uuid: randomUUID() }));
+  await submit(householdXml({ uuid: randomUUID() }).replace('version="2026010101"', 'version="2025"'));
+  const form = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json();
+  assert.equal(form.submission_count_for_today, 3);
+  assert.deepEqual(form.form_versions, [
+    { version: '2025', total: 1 },
+    { version: '2026010101', total: 2 },
+  ]);
+
+  // Tomorrow, none of them is today's.
+  server.clock.advance(24 * 3600);
+  const tomorrow = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json();
+  assert.equal(tomorrow.submission_count_for_today, 0);
+  // The list (short form) has neither field, as onadata's.
+  const [listed] = (await server.app.inject({ method: 'GET', url: '/api/v1/forms', headers: bob.auth })).json();
+  assert.equal('submission_count_for_today' in listed, false);
+  assert.equal('form_versions' in listed, false);
+});
+
+test('/forms/{pk}/versions lists published versions; each has its JSON and XML; unknown ones are 404', async () => {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions`, headers: bob.auth });
+  assert.equal(res.statusCode, 200);
+  const [version] = res.json();
+  assert.equal(version.version, '2026010101');
+  assert.equal(version.xform, `http://testserver/api/v1/forms/${formId}`);
+  assert.equal(version.url, `http://testserver/api/v1/forms/${formId}/versions/2026010101`);
+  assert.equal(version.xml, `http://testserver/api/v1/forms/${formId}/versions/2026010101.xml`);
+  assert.equal(version.created_by, 'http://testserver/api/v1/users/bob');
+
+  const json = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions/2026010101`, headers: bob.auth });
+  assert.equal(json.statusCode, 200);
+  assert.equal(json.json().id_string, 'household');
+  const viaSuffix = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions/2026010101.json`, headers: bob.auth });
+  assert.equal(viaSuffix.json().id_string, 'household');
+  const xml = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions/2026010101.xml`, headers: bob.auth });
+  assert.equal(xml.statusCode, 200);
+  assert.match(xml.headers['content-type'] ?? '', /xml/);
+  assert.match(xml.body, /<h:html/);
+
+  assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions/nope`, headers: bob.auth })).statusCode, 404);
+  assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions` })).statusCode, 404, 'a private form’s versions are hidden from anonymous callers');
+});
