@@ -1,16 +1,19 @@
 // `npm run bench -- import [rows] [--pglite] [--xlsx-rows N]`: imports ROWS records of the bench form
 // (../shared/bench) from a CSV in the export's layout (groups as paths, three `member[n]/…` repeat
 // blocks, split select_multiple columns, geopoint parts, meta columns) and from an XLSX of the
-// same rows, as import jobs on a real server; prints rows/s, file size and the server's peak RSS.
+// same rows, as import jobs on a real server; prints rows/s, file size, the server's peak RSS, and
+// CPU milliseconds per row of the server process and of its PostgreSQL backends (wall rates on a
+// shared machine follow its load, printed beside them; CPU per row does not).
 // Target (issue 7): ≥ 10,000 rows/s from CSV on PostgreSQL, memory flat in the file size.
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import * as XLSX from '@e965/xlsx';
 import { convert } from '../packages/xlsform/src/index.ts';
-import { createAccount, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
+import pg from 'pg';
+import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
 import { BENCH_FORM } from './_instances.ts';
 
 const pick = <T>(items: readonly T[], n: number): T => items[n % items.length] as T;
@@ -111,14 +114,72 @@ async function publish(baseUrl: string, token: string): Promise<number> {
   return ((await res.json()) as { formid: number }).formid;
 }
 
+/** user + system CPU seconds a process has used so far (0 once it is gone). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the file, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU used by the PostgreSQL backends serving one database: sampled while the import runs, since
+ * the server's pool closes idle connections (the last sample of a closed one still counts).
+ */
+class BackendCpu {
+  readonly #start = new Map<number, number>();
+  readonly #last = new Map<number, number>();
+  #client: pg.Client | undefined;
+
+  constructor(private readonly dbName: string | null) {}
+
+  async begin(): Promise<void> {
+    if (this.dbName === null) return;
+    this.#client = new pg.Client({ connectionString: POSTGRES_SERVER });
+    await this.#client.connect();
+    for (const pid of await this.#pids()) this.#start.set(pid, cpuSeconds(pid));
+  }
+
+  async sample(): Promise<void> {
+    for (const pid of await this.#pids()) this.#last.set(pid, cpuSeconds(pid));
+  }
+
+  async end(): Promise<number | null> {
+    if (!this.#client) return null;
+    await this.sample();
+    await this.#client.end();
+    let total = 0;
+    for (const [pid, cpu] of this.#last) total += cpu - (this.#start.get(pid) ?? 0);
+    return total;
+  }
+
+  async #pids(): Promise<number[]> {
+    if (!this.#client) return [];
+    const result = await this.#client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [this.dbName]);
+    return result.rows.map((r) => r.pid);
+  }
+}
+
 interface Run {
   seconds: number;
   additions: number;
   peakMb: number;
+  serverCpu: number;
+  backendCpu: number | null;
+  load: number;
 }
 
-async function importFile(baseUrl: string, token: string, formId: number, pid: number, field: string, path: string, name: string): Promise<Run> {
+async function importFile(
+  baseUrl: string, token: string, formId: number, pid: number, dbName: string | null, field: string, path: string, name: string,
+): Promise<Run> {
   resetPeak(pid);
+  const backend = new BackendCpu(dbName);
+  await backend.begin();
+  const cpuBefore = cpuSeconds(pid);
   const started = performance.now();
   const form = new FormData();
   form.append(field, new Blob([readFileSync(path)]), name);
@@ -130,6 +191,7 @@ async function importFile(baseUrl: string, token: string, formId: number, pid: n
   if (body.task_id !== undefined) {
     for (;;) {
       await new Promise((r) => setTimeout(r, 250));
+      await backend.sample();
       const poll = await fetch(`${baseUrl}/api/v1/forms/${formId}/import?job_uuid=${body.task_id}`, { headers: auth });
       const status = (await poll.json()) as { job_status?: string; additions?: number };
       if (status.job_status === 'SUCCESS') {
@@ -139,7 +201,10 @@ async function importFile(baseUrl: string, token: string, formId: number, pid: n
       if (poll.status !== 200) throw new Error(`import job failed: ${JSON.stringify(status)}`);
     }
   }
-  return { seconds: (performance.now() - started) / 1000, additions: result.additions ?? 0, peakMb: peakRssMb(pid) };
+  const seconds = (performance.now() - started) / 1000;
+  const serverCpu = cpuSeconds(pid) - cpuBefore;
+  const load = loadavg()[0] ?? Number.NaN;
+  return { seconds, additions: result.additions ?? 0, peakMb: peakRssMb(pid), serverCpu, backendCpu: await backend.end(), load };
 }
 
 export async function main(args: string[]): Promise<void> {
@@ -176,9 +241,15 @@ export async function main(args: string[]): Promise<void> {
         if (xlsxRows > 0) runs.push(['xlsx', 'xls_file', xlsxPath, xlsxRows]);
         for (const [format, field, path, count] of runs) {
           const formId = await publish(server.baseUrl, token);
-          const run = await importFile(server.baseUrl, token, formId, pid, field, path, `bench.${format}`);
+          // The database name bench/_server.ts gives a PostgreSQL server's database.
+          const dbName = backend === 'postgres' ? `gather_bench_${process.pid}_${port - 1}` : null;
+          const run = await importFile(server.baseUrl, token, formId, pid, dbName, field, path, `bench.${format}`);
           if (run.additions !== count) throw new Error(`${format}: ${run.additions} of ${count} rows imported`);
-          table.push([backend, format, count, run.seconds.toFixed(1), Math.round(count / run.seconds), idleMb, run.peakMb]);
+          const perRow = (cpu: number | null): string => (cpu === null ? '-' : ((cpu * 1000) / count).toFixed(3));
+          table.push([
+            backend, format, count, run.seconds.toFixed(1), Math.round(count / run.seconds), perRow(run.serverCpu), perRow(run.backendCpu),
+            run.load.toFixed(1), idleMb, run.peakMb,
+          ]);
         }
       } finally {
         await server.stop();
@@ -187,5 +258,5 @@ export async function main(args: string[]): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  printTable(['backend', 'format', 'rows', 'seconds', 'rows/s', 'idle RSS MB', 'peak RSS MB'], table);
+  printTable(['backend', 'format', 'rows', 'seconds', 'rows/s', 'server CPU ms/row', 'PG CPU ms/row', 'load (1 min)', 'idle RSS MB', 'peak RSS MB'], table);
 }
