@@ -1,6 +1,7 @@
 // Sends a paginated list the onadata way: a page of the array, links in the Link header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pageWindow, paginate } from './pagination.ts';
+import type { CachedResponse } from './response-cache.ts';
 
 export function sendPage<T>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): FastifyReply {
   const query = (request.query ?? {}) as Record<string, string | undefined>;
@@ -11,7 +12,8 @@ export function sendPage<T>(request: FastifyRequest, reply: FastifyReply, items:
 
 /**
  * Answers a GET from the process's short-lived response cache (see response-cache.ts), or
- * computes the JSON body, sends it and keeps it for the caller's next identical request.
+ * computes the JSON body, sends it and keeps it for the caller's next identical request. An
+ * entry past its lifetime is answered once more while a fresh one is computed behind it.
  */
 export async function sendCachedJson(
   request: FastifyRequest,
@@ -22,11 +24,19 @@ export async function sendCachedJson(
   const cache = ctx.responseCache;
   const who = ctx.actor.kind === 'user' ? `u${ctx.actor.user.id}` : 'anonymous';
   const key = `${who} ${ctx.baseUrl}${request.url}`;
-  const hit = cache.get(key, ctx.clock.now().getTime());
-  if (hit) return reply.headers(hit.headers).type('application/json; charset=utf-8').send(hit.body);
-  const epoch = cache.epoch;
-  const { body, headers = {} } = await compute();
-  const text = JSON.stringify(body);
-  cache.set(key, epoch, ctx.clock.now().getTime(), { body: text, headers });
-  return reply.headers(headers).type('application/json; charset=utf-8').send(text);
+  const render = async (): Promise<CachedResponse> => {
+    const epoch = cache.epoch;
+    const { body, headers = {} } = await compute();
+    const response = { body: Buffer.from(JSON.stringify(body)), headers };
+    cache.set(key, epoch, ctx.clock.now().getTime(), response);
+    return response;
+  };
+  const found = cache.lookup(key, ctx.clock.now().getTime());
+  if (found?.stale && cache.beginRefresh(key)) {
+    render()
+      .catch((error: unknown) => request.log.warn({ err: error }, 'refreshing a cached response failed'))
+      .finally(() => cache.endRefresh(key));
+  }
+  const response = found?.response ?? (await render());
+  return reply.headers(response.headers).type('application/json; charset=utf-8').send(response.body);
 }
