@@ -1,9 +1,12 @@
 // One row of an import file → the OpenRosa instance a device would have sent for it (as
-// onadata's csv_import builds one with dict2xmlsubmission), in form order, so that it is stored
-// through the same parser as any submission. Values are checked first; a row with bad values
-// yields its problems (column, value) and no instance.
+// onadata's csv_import builds one with dict2xmlsubmission), in form order, and the record the
+// submission parser would make of that instance, built in the same walk (instance-record.ts) so
+// that an import does not parse its own XML again. Values are checked first; a row with bad
+// values yields its problems (column, value) and no instance.
+import type { SubmissionRecord } from '../modules/submissions/instance-xml.ts';
 import type { ImportElement, ImportForm, ImportQuestion, ImportSection } from './form-model.ts';
 import type { ColumnRole, HeaderPlan, RepeatStep } from './header-plan.ts';
+import { canBuildRecords, recordFacts, setRecordKey, storedText, storedValue, type RecordFacts, type RecordRules } from './instance-record.ts';
 import { checkValue, normaliseDateTime } from './values.ts';
 
 export interface CellProblem {
@@ -23,6 +26,11 @@ export interface PreparedRow {
   readonly submittedBy: string | null;
   /** The instance XML with this instanceID (and the deprecatedID of the record it edits). */
   render(instanceUuid: string, deprecatedUuid: string | null): string;
+  /**
+   * The record the parser would make of `render(instanceUuid, deprecatedUuid)`, with its facts;
+   * null when the form's records must come from the parser (see canBuildRecords).
+   */
+  record(instanceUuid: string, deprecatedUuid: string | null): { record: SubmissionRecord; facts: RecordFacts } | null;
 }
 
 export type PreparedResult = { ok: true; row: PreparedRow } | { ok: false; problems: CellProblem[] };
@@ -60,8 +68,8 @@ class Entry {
 const NOT_AVAILABLE = 'n/a';
 const TRUE_CELL = /^(?:true|1)$/i;
 const FALSE_CELL = /^(?:false|0)$/i;
-// XML 1.0 cannot carry these characters at all.
-const UNWRITABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+// XML 1.0 cannot carry these characters at all (nor half of a surrogate pair).
+const UNWRITABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function escapeText(text: string): string {
   if (!/[&<>]/.test(text)) return text;
@@ -86,17 +94,31 @@ function submissionTimeOf(text: string): string | null {
   return /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(normalised) ? normalised : `${normalised}+00:00`;
 }
 
+/** Where the walk puts the record of a section, and the answers record facts are read from. */
+interface RecordSink {
+  readonly container: SubmissionRecord;
+  readonly found: Map<string, string[]>;
+}
+
 export class RowBuilder {
   readonly #plan: HeaderPlan;
   readonly #form: ImportForm;
   readonly #open: string;
   readonly #formhub: string;
+  readonly #formUuid: string | null;
+  /** null: records come from parsing the XML. */
+  readonly #rules: RecordRules | null;
+  /** Paths whose answers the record's facts are computed from. */
+  readonly #factPaths: ReadonlySet<string>;
 
-  constructor(form: ImportForm, plan: HeaderPlan, identity: InstanceIdentity) {
+  constructor(form: ImportForm, plan: HeaderPlan, identity: InstanceIdentity, rules: RecordRules) {
     this.#plan = plan;
     this.#form = form;
     this.#open = `<?xml version="1.0" ?><${form.rootName} id="${escapeAttribute(identity.idString)}"`;
     this.#formhub = `<formhub><uuid>${escapeText(identity.formUuid)}</uuid></formhub>`;
+    this.#formUuid = storedText(identity.formUuid);
+    this.#rules = canBuildRecords(form, rules) ? rules : null;
+    this.#factPaths = new Set([...rules.geopointPaths, ...rules.mediaPaths]);
   }
 
   prepare(cells: readonly string[]): PreparedResult {
@@ -116,10 +138,10 @@ export class RowBuilder {
         case 'ignored':
           break;
         case 'uuid':
-          uuid = bareUuid(raw);
-          break;
         case 'instance-id':
-          instanceUuid = bareUuid(raw);
+          if (UNWRITABLE.test(raw)) problems.push({ column, value: raw, problem: 'character' });
+          else if (role.role === 'uuid') uuid = bareUuid(raw);
+          else instanceUuid = bareUuid(raw);
           break;
         case 'submitted-by':
           submittedBy = raw.trim() || null;
@@ -175,7 +197,11 @@ export class RowBuilder {
     }
     this.#combineParts(root, problems);
     if (problems.length > 0) return { ok: false, problems };
-    const body = this.#children(this.#form.root, root, true);
+    const rules = this.#rules;
+    const sink: RecordSink | null = rules === null ? null : { container: {}, found: new Map() };
+    // The record is made for the one instance this row becomes: record() completes it in place.
+    if (sink !== null && rules !== null && this.#formUuid !== null) setRecordKey(sink.container, 'formhub/uuid', storedValue(rules, 'formhub/uuid', this.#formUuid));
+    const body = this.#children(this.#form.root, root, true, sink);
     const open = this.#open;
     const formhub = this.#formhub;
     const time = submissionTime;
@@ -191,8 +217,21 @@ export class RowBuilder {
           const withMeta = body.includes('\u0000meta\u0000') ? body.replace('\u0000meta\u0000', meta) : `${body}<meta>${meta}</meta>`;
           return `${open}${attributes}${formhub}${withMeta}</${this.#form.rootName}>`;
         },
+        record: (instance, deprecated) => (sink === null ? null : this.#finishRecord(sink, instance, deprecated)),
       },
     };
+  }
+
+  /** The walk's record with what render() adds around the answers: formhub/uuid and the meta ids. */
+  #finishRecord(sink: RecordSink, instance: string, deprecated: string | null): { record: SubmissionRecord; facts: RecordFacts } {
+    const rules = this.#rules as RecordRules;
+    const record = sink.container;
+    for (const [key, value] of [['meta/instanceID', instance], ['meta/deprecatedID', deprecated]] as const) {
+      const text = value === null ? null : storedText(`uuid:${value}`);
+      if (text !== null) setRecordKey(record, key, storedValue(rules, key, text));
+      else delete record[key];
+    }
+    return { record, facts: recordFacts(rules, record, sink.found) };
   }
 
   #entryFor(root: Entry, steps: readonly RepeatStep[]): Entry {
@@ -228,32 +267,54 @@ export class RowBuilder {
     if (entry.repeats) for (const entries of entry.repeats.values()) for (const child of entries.values()) this.#combineParts(child, problems);
   }
 
-  /** The XML of a section's children; at the root, `meta` gets a marker where instanceID goes. */
-  #children(section: ImportSection, entry: Entry, atRoot: boolean): string {
+  /**
+   * The XML of a section's children; at the root, `meta` gets a marker where instanceID goes.
+   * With a sink, the answers also go into its record as the parser would read them from this XML.
+   */
+  #children(section: ImportSection, entry: Entry, atRoot: boolean, sink: RecordSink | null): string {
     let out = '';
-    for (const element of section.children) out += this.#element(element, entry, atRoot);
+    for (const element of section.children) out += this.#element(element, entry, atRoot, sink);
     return out;
   }
 
-  #element(element: ImportElement, entry: Entry, atRoot: boolean): string {
+  #element(element: ImportElement, entry: Entry, atRoot: boolean, sink: RecordSink | null): string {
     if (element.kind === 'question') {
       if (atRoot && (element.path === 'meta/instanceID' || element.path === 'meta/deprecatedID')) return '';
       const value = entry.values.get(element);
-      return value === undefined ? '' : `<${element.name}>${escapeText(value)}</${element.name}>`;
+      if (value === undefined) return '';
+      if (sink !== null) this.#store(sink, element.path, value);
+      return `<${element.name}>${escapeText(value)}</${element.name}>`;
     }
     if (element.kind === 'repeat') {
       const entries = entry.repeats?.get(element);
       if (!entries) return '';
       let out = '';
+      const items: SubmissionRecord[] = [];
       for (const index of [...entries.keys()].sort((a, b) => a - b)) {
-        const inner = this.#children(element, entries.get(index) as Entry, false);
+        const item: RecordSink | null = sink === null ? null : { container: {}, found: sink.found };
+        const inner = this.#children(element, entries.get(index) as Entry, false, item);
         if (inner !== '') out += `<${element.name}>${inner}</${element.name}>`;
+        // An entry whose answers were all blank is no entry to the parser.
+        if (item !== null && Object.keys(item.container).length > 0) items.push(item.container);
       }
+      if (sink !== null && items.length > 0) setRecordKey(sink.container, element.path, items);
       return out;
     }
     const isMeta = atRoot && element.path === 'meta';
-    const inner = this.#children(element, entry, atRoot);
+    const inner = this.#children(element, entry, atRoot, sink);
     if (isMeta) return `<${element.name}>${inner}\u0000meta\u0000</${element.name}>`;
     return inner === '' ? '' : `<${element.name}>${inner}</${element.name}>`;
+  }
+
+  #store(sink: RecordSink, path: string, value: string): void {
+    const text = storedText(value);
+    if (text === null) return;
+    const stored = storedValue(this.#rules as RecordRules, path, text);
+    setRecordKey(sink.container, path, stored);
+    if (typeof stored === 'string' && this.#factPaths.has(path)) {
+      const list = sink.found.get(path);
+      if (list) list.push(stored);
+      else sink.found.set(path, [stored]);
+    }
   }
 }

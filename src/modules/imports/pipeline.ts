@@ -9,7 +9,8 @@ import { planHeaders } from '../../imports/header-plan.ts';
 import { RowBuilder, type CellProblem, type PreparedRow } from '../../imports/row-builder.ts';
 import { problemLabel } from '../../imports/values.ts';
 import { buildFormSchema, type FormSchema } from '../submissions/form-schema.ts';
-import { parseInstance } from '../submissions/instance-xml.ts';
+import { MALFORMED_XML, parseInstance, type SubmissionRecord } from '../submissions/instance-xml.ts';
+import type { RecordFacts } from '../../imports/instance-record.ts';
 import { refreshFormCounters } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { ImportFileError } from './readers/errors.ts';
@@ -98,8 +99,8 @@ class Stager {
   readonly #users = new Map<string, number | null>();
   staged = { additions: 0, edits: 0, duplicates: 0 };
 
-  constructor(private readonly db: DbOrTx, private readonly target: ImportTarget) {
-    this.#schema = buildFormSchema(target.formJson);
+  constructor(private readonly db: DbOrTx, private readonly target: ImportTarget, schema: FormSchema) {
+    this.#schema = schema;
   }
 
   async flush(batch: Array<{ seq: number; row: PreparedRow }>): Promise<void> {
@@ -129,18 +130,17 @@ class Stager {
   #stagedRow(seq: number, row: PreparedRow, uuid: string, target: string | null): repo.StagedRow {
     const { form } = this.target;
     const xml = row.render(uuid, target);
-    const parsed = parseInstance(xml, this.#schema, { maxBytes: this.target.maxInstanceBytes });
-    if (!parsed.ok) throw new ImportRefused(`Row ${seq} could not be stored: ${parsed.error}`);
-    const { record, meta } = parsed;
-    const version = meta.version ?? form.version;
+    const { record, facts } = this.#recordOf(seq, row, xml, uuid, target);
+    // The instance carries no version attribute and the form's id string as its id.
+    const version = form.version;
     const json = JSON.stringify({
       ...record,
       _uuid: uuid,
-      _xform_id_string: meta.idString ?? form.id_string,
+      _xform_id_string: form.id_string,
       _version: version,
       _status: IMPORTED_STATUS,
-      _geolocation: meta.geolocation,
-      _duration: meta.duration,
+      _geolocation: facts.geolocation,
+      _duration: facts.duration,
       _bamboo_dataset_id: '',
       _tags: [],
       _notes: [],
@@ -157,10 +157,22 @@ class Stager {
       version,
       submittedBy: submitter ?? this.target.actorId,
       dateCreated: row.submissionTime,
-      totalMedia: meta.mediaFiles.length,
-      media: JSON.stringify(meta.mediaFiles),
-      hasGeopoint: meta.geolocation[0] !== null,
+      totalMedia: facts.mediaFiles.length,
+      media: JSON.stringify(facts.mediaFiles),
+      hasGeopoint: facts.geolocation[0] !== null,
     };
+  }
+
+  /** The row's record: built with its XML when the form allows, else parsed from the XML as a submission is. */
+  #recordOf(seq: number, row: PreparedRow, xml: string, uuid: string, target: string | null): { record: SubmissionRecord; facts: RecordFacts } {
+    const maxBytes = this.target.maxInstanceBytes;
+    const tooLarge = xml.length > maxBytes || (xml.length * 3 > maxBytes && Buffer.byteLength(xml, 'utf8') > maxBytes);
+    if (tooLarge) throw new ImportRefused(`Row ${seq} could not be stored: ${MALFORMED_XML}`);
+    const built = row.record(uuid, target);
+    if (built) return built;
+    const parsed = parseInstance(xml, this.#schema, { maxBytes });
+    if (!parsed.ok) throw new ImportRefused(`Row ${seq} could not be stored: ${parsed.error}`);
+    return { record: parsed.record, facts: parsed.meta };
   }
 
   /** `_submitted_by` names the record's submitter when that account exists (onadata's rule). */
@@ -180,7 +192,8 @@ export interface StageOptions {
 /** Reads, checks and stages every row; throws ImportRefused (nothing staged matters then) on bad input. */
 export async function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, options: StageOptions = {}): Promise<StageOutcome> {
   const form = buildImportForm(target.formJson);
-  const stager = new Stager(db, target);
+  const schema = buildFormSchema(target.formJson);
+  const stager = new Stager(db, target, schema);
   const errors: RowError[] = [];
   let builder: RowBuilder | undefined;
   let extraColumns: readonly string[] = [];
@@ -192,7 +205,7 @@ export async function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncI
         const planned = planHeaders(form, cells);
         if (!planned.ok) throw new ImportRefused(planned.error);
         extraColumns = planned.plan.extraColumns;
-        builder = new RowBuilder(form, planned.plan, { rootName: form.rootName, idString: target.form.id_string, formUuid: target.form.uuid });
+        builder = new RowBuilder(form, planned.plan, { rootName: form.rootName, idString: target.form.id_string, formUuid: target.form.uuid }, schema);
         continue;
       }
       const seq = count++;

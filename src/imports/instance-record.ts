@@ -1,0 +1,111 @@
+// The stored record of an imported row, built straight from the row's answers instead of by
+// parsing the instance XML the row also becomes. It must equal what the submission parser makes
+// of that XML (src/modules/submissions/instance-xml.ts; instance-record.test.ts compares the two
+// over many generated rows), so it follows the parser's rules: slash-path keys, groups flattened,
+// repeats as arrays of objects, whitespace-only values dropped, line ends read as XML reads them,
+// integer and decimal answers as numbers. Forms where the XML would not map one element to one
+// answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own) are
+// left to the parser.
+import { FIELD_NUMERIC, type FormSchema } from '../modules/submissions/form-schema.ts';
+import { coerceNumeric, type RecordValue, type SubmissionRecord } from '../modules/submissions/instance-xml.ts';
+import type { ImportForm, ImportSection } from './form-model.ts';
+
+/** What the record builder needs from the parser's view of the form. */
+export type RecordRules = Pick<FormSchema, 'fieldFlags' | 'geopointPaths' | 'mediaPaths' | 'startPath' | 'endPath' | 'encrypted'>;
+
+/** What storage needs besides the record, as the parser reports it. */
+export interface RecordFacts {
+  /** `[lat, lng]` of the first geopoint answer; `[null, null]` when there is none or any is unreadable. */
+  geolocation: [number, number] | [null, null];
+  /** Seconds from `start` to `end`, `''` when either is missing or unreadable. */
+  duration: number | '';
+  /** Distinct attachment names the record's answers name. */
+  mediaFiles: string[];
+}
+
+// Python's str.isspace(): the parser drops text made only of these between two tags.
+const PYTHON_BLANK = /^[\t-\r\u001C-\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$/;
+// Python's float() syntax, which decides whether a geopoint is readable.
+const PYTHON_FLOAT = /^\s*[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+(?:_\d+)*)?\s*$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
+
+/** The answer as the parser would read it back from the XML, or null when it would find none. */
+export function storedText(value: string): string | null {
+  const text = value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value;
+  return PYTHON_BLANK.test(text) ? null : text;
+}
+
+export function storedValue(rules: RecordRules, path: string, text: string): RecordValue {
+  return ((rules.fieldFlags.get(path) ?? 0) & FIELD_NUMERIC) !== 0 ? coerceNumeric(text) : text;
+}
+
+/** Sets a key even when it is `__proto__`. */
+export function setRecordKey(record: SubmissionRecord, key: string, value: RecordValue): void {
+  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
+}
+
+function sectionMapsOneToOne(section: ImportSection): boolean {
+  const names = new Set<string>();
+  for (const child of section.children) {
+    if (child.name.includes(':') || names.has(child.name)) return false;
+    names.add(child.name);
+    if (child.kind !== 'question' && !sectionMapsOneToOne(child)) return false;
+  }
+  return true;
+}
+
+/** Whether records of this form can be built directly (else the parser reads each row's XML). */
+export function canBuildRecords(form: ImportForm, rules: RecordRules): boolean {
+  if (rules.encrypted || form.rootName.includes(':')) return false;
+  for (const child of form.root.children) {
+    if (child.name === 'formhub' || (child.name === 'meta' && child.kind !== 'group')) return false;
+  }
+  return sectionMapsOneToOne(form.root);
+}
+
+function pythonFloat(text: string): number | null {
+  if (!PYTHON_FLOAT.test(text)) return null;
+  const value = Number(text.replaceAll('_', ''));
+  return Number.isFinite(value) ? value : null;
+}
+
+function secondsOf(value: RecordValue | undefined): number | null {
+  if (typeof value !== 'string') return null;
+  const match = DATE_TIME.exec(value.slice(0, 19));
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const time = Date.UTC(year, month - 1, day, hour, minute, second);
+  const date = new Date(time);
+  if (date.getUTCDate() !== day || date.getUTCMonth() !== month - 1 || hour > 23 || minute > 59 || second > 59) return null;
+  return time / 1000;
+}
+
+/**
+ * The facts of a record from its top-level values and the geopoint and media answers found
+ * anywhere in it (by path, in document order).
+ */
+export function recordFacts(rules: RecordRules, record: SubmissionRecord, found: ReadonlyMap<string, readonly string[]>): RecordFacts {
+  let geolocation: [number, number] | [null, null] | null = null;
+  scan: for (const path of rules.geopointPaths) {
+    for (const value of found.get(path) ?? []) {
+      const parts = value.trim().split(/\s+/);
+      const lat = pythonFloat(parts[0] ?? '');
+      const lng = pythonFloat(parts[1] ?? '');
+      if (lat === null || lng === null || parts.slice(2).some((p) => pythonFloat(p) === null)) {
+        geolocation = [null, null];
+        break scan;
+      }
+      geolocation ??= [lat, lng];
+    }
+  }
+  const mediaFiles = new Set<string>();
+  for (const path of rules.mediaPaths) for (const value of found.get(path) ?? []) mediaFiles.add(value);
+  const start = secondsOf(Object.hasOwn(record, rules.startPath) ? record[rules.startPath] : undefined);
+  const end = secondsOf(Object.hasOwn(record, rules.endPath) ? record[rules.endPath] : undefined);
+  return {
+    geolocation: geolocation ?? [null, null],
+    duration: start === null || end === null ? '' : end - start,
+    mediaFiles: [...mediaFiles],
+  };
+}
