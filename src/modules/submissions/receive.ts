@@ -2,8 +2,9 @@
 // then store it once — a duplicate instanceID only adds missing media, a deprecatedID edits.
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
-import { AppError, errors } from '../../errors.ts';
+import { AppError, errors, isAppError } from '../../errors.ts';
 import { formAllows, isAuthenticated } from '../../access/index.ts';
+import type { Role } from '../../access/roles.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
@@ -12,6 +13,7 @@ import * as forms from '../forms/repository.ts';
 import { buildFormSchema, type FormSchema } from './form-schema.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
 import * as repo from './repository.ts';
+import { SubmissionTargets, submissionTargetsOf, type SubmissionAccess } from './target-cache.ts';
 
 export interface UploadedMedia {
   name: string;
@@ -53,16 +55,21 @@ async function schemaOf(db: DbOrTx, form: repo.SubmissionForm): Promise<FormSche
   return schema;
 }
 
+interface Identity {
+  idString: string | undefined;
+  formhubUuid: string | undefined;
+}
+
 /** The root element's id attribute and the formhub uuid, read without a full parse. */
-function peekIdentity(xml: string): { idString: string | undefined; formhubUuid: string | undefined } {
+function peekIdentity(xml: string): Identity {
   const root = /^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<[\w:.-]+([^>]*)>/.exec(xml);
   const id = root?.[1] ? /\sid\s*=\s*["']([^"']*)["']/.exec(root[1])?.[1] : undefined;
   const formhub = /<formhub>\s*<uuid>([^<]*)<\/uuid>/.exec(xml)?.[1]?.trim();
   return { idString: id, formhubUuid: formhub || undefined };
 }
 
-async function findTargetForm(ctx: RequestContext, xml: string, owner: UserRow | undefined): Promise<repo.SubmissionForm> {
-  const { idString, formhubUuid } = peekIdentity(xml);
+async function findTargetForm(ctx: RequestContext, identity: Identity, owner: UserRow | undefined): Promise<repo.SubmissionForm> {
+  const { idString, formhubUuid } = identity;
   if (formhubUuid) {
     const byUuid = await repo.findSubmissionFormByUuid(ctx.db, formhubUuid);
     if (byUuid && (!owner || byUuid.owner_id === owner.id)) return byUuid;
@@ -75,19 +82,43 @@ async function findTargetForm(ctx: RequestContext, xml: string, owner: UserRow |
 }
 
 /** onadata's rules: data-entry roles may submit; others only where neither account nor form require auth. */
-async function checkMaySubmit(ctx: RequestContext, form: repo.SubmissionForm, target: SubmissionTarget, knownOwner: UserRow | undefined): Promise<void> {
+async function checkMaySubmit(
+  ctx: RequestContext,
+  form: repo.SubmissionForm,
+  target: SubmissionTarget,
+  knownOwner: UserRow | undefined,
+): Promise<{ ownerRequireAuth: boolean; role: Role | null }> {
   const owner = knownOwner?.id === form.owner_id ? knownOwner : await findActiveUserById(ctx.db, form.owner_id);
   if (!owner) throw errors.noMatch('XForm');
   const requireAuth = target.ownerless || owner.require_auth || form.require_auth;
   if (!isAuthenticated(ctx.actor)) {
     if (requireAuth) throw errors.notAuthenticated(ctx.challenge);
-    return;
+    return { ownerRequireAuth: owner.require_auth, role: null };
   }
-  const role = await forms.formRoleOf(ctx.db, form.id, ctx.actor.user.id);
-  if (formAllows({ shared: form.shared, role }, 'report_xform')) return;
-  if (requireAuth) {
+  const role = (await forms.formRoleOf(ctx.db, form.id, ctx.actor.user.id)) ?? null;
+  if (!formAllows({ shared: form.shared, role: role ?? undefined }, 'report_xform') && requireAuth) {
     throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make submissions to ${owner.username}'s ${form.title} form.`);
   }
+  return { ownerRequireAuth: owner.require_auth, role };
+}
+
+/** Finds the form the submission is for and decides, from the database, whether the caller may submit. */
+async function decideAccess(ctx: RequestContext, target: SubmissionTarget, identity: Identity): Promise<SubmissionAccess> {
+  let owner: UserRow | undefined;
+  if (target.username !== undefined) {
+    owner = await findActiveUserByUsername(ctx.db, target.username);
+    if (!owner) throw errors.noMatch('XForm');
+  }
+  const form = await findTargetForm(ctx, identity, owner);
+  const { ownerRequireAuth, role } = await checkMaySubmit(ctx, form, target, owner);
+  if (!form.downloadable) throw new AppError(405, { detail: 'Form is inactive' });
+  return {
+    form,
+    ownerLogin: target.username === undefined ? null : target.username.toLowerCase(),
+    ownerRequireAuth,
+    actorId: isAuthenticated(ctx.actor) ? ctx.actor.user.id : null,
+    role,
+  };
 }
 
 function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: repo.SubmissionForm, uuid: string, status: string): string {
@@ -108,16 +139,36 @@ function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: r
 export async function receiveSubmission(ctx: RequestContext, target: SubmissionTarget, upload: SubmissionUpload, status = 'submitted_via_web'): Promise<SubmissionOutcome> {
   if (!upload.xml || upload.xml.byteLength === 0) throw errors.badRequest('No XML submission file.');
   if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
-  let owner: UserRow | undefined;
-  if (target.username !== undefined) {
-    owner = await findActiveUserByUsername(ctx.db, target.username);
-    if (!owner) throw errors.noMatch('XForm');
-  }
   const xml = Buffer.from(upload.xml).toString('utf8');
-  const form = await findTargetForm(ctx, xml, owner);
-  await checkMaySubmit(ctx, form, target, owner);
-  if (!form.downloadable) throw new AppError(405, { detail: 'Form is inactive' });
+  const identity = peekIdentity(xml);
+  // Remembered decisions serve only submissions without media, which are re-checked inside their
+  // one insert statement; anything else (media, an edit, a refusal) is decided afresh.
+  const targets = submissionTargetsOf(ctx.db);
+  const key = SubmissionTargets.key(target.ownerless, target.username, identity.idString, identity.formhubUuid, isAuthenticated(ctx.actor) ? ctx.actor.user.id : null);
+  const nowMs = ctx.clock.now().getTime();
+  const remembered = upload.media.length === 0 ? targets.get(key, nowMs) : undefined;
+  if (remembered) {
+    try {
+      const outcome = await store(ctx, xml, upload, status, remembered, true);
+      if (outcome) return outcome;
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+    }
+    targets.forget(key);
+  }
+  const access = await decideAccess(ctx, target, identity);
+  if (upload.media.length === 0) targets.set(key, access, nowMs);
+  const outcome = await store(ctx, xml, upload, status, access, false);
+  if (!outcome) throw new Error('a fresh submit decision was refused');
+  return outcome;
+}
 
+/**
+ * Parses and stores the submission under an access decision. A remembered decision (`recheck`)
+ * is used only for the single-statement insert, which re-checks it; undefined: decide again.
+ */
+async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload, status: string, access: SubmissionAccess, recheck: boolean): Promise<SubmissionOutcome | undefined> {
+  const { form } = access;
   const parsed = parseInstance(xml, await schemaOf(ctx.db, form), { maxBytes: ctx.config.uploadLimitBytes });
   if (!parsed.ok) throw errors.badRequest(parsed.error);
   const { record, meta } = parsed;
@@ -152,9 +203,15 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
 
   // The common case, a submission without media or edit, is one statement and no transaction.
   if (media.length === 0 && !meta.deprecatedUuid) {
-    const created = await repo.insertInstanceCounted(ctx.db, newInstance);
-    return created !== undefined ? done('created', created) : done('duplicate', await existingId(ctx.db));
+    if (!recheck) {
+      const created = await repo.insertInstanceCounted(ctx.db, newInstance);
+      return created !== undefined ? done('created', created) : done('duplicate', await existingId(ctx.db));
+    }
+    const checked = await repo.insertInstanceIfStillAllowed(ctx.db, newInstance, access);
+    if (!checked.allowed) return undefined;
+    return checked.id !== undefined ? done('created', checked.id) : done('duplicate', await existingId(ctx.db));
   }
+  if (recheck) return undefined;
 
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     let instanceId: number;

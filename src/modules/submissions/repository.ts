@@ -268,3 +268,54 @@ export async function insertInstanceCounted(db: DbOrTx, instance: NewInstance): 
     SELECT id FROM ins`.execute(db);
   return result.rows[0]?.id;
 }
+
+/** The facts a remembered submit decision rests on (see target-cache.ts). */
+export interface SubmitFacts {
+  form: SubmissionForm;
+  ownerLogin: string | null;
+  ownerRequireAuth: boolean;
+  actorId: number | null;
+  role: string | null;
+}
+
+/**
+ * insertInstanceCounted, but only if every fact of a remembered submit decision still holds, read
+ * in the same statement: the form is live, unchanged (definition, version, settings) and still the
+ * owner's, the owner active with the same require_auth (and the same username when the URL named
+ * it), and the caller's role on the form the same. `allowed: false` stores nothing; then the
+ * caller decides again from the database.
+ */
+export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInstance, facts: SubmitFacts): Promise<{ allowed: boolean; id: number | undefined }> {
+  const geo = instance.has_geopoint ? 1 : 0;
+  const { form } = facts;
+  const result = await sql<{ allowed: boolean; id: number | null }>`
+    WITH still AS (
+      SELECT EXISTS (
+        SELECT 1 FROM forms f JOIN users o ON o.id = f.owner_id
+        WHERE f.id = ${form.id}::int AND f.owner_id = ${form.owner_id}::int AND f.deleted_at IS NULL AND o.is_active
+          AND f.hash = ${form.hash}::text AND f.version = ${form.version}::text AND f.id_string = ${form.id_string}::text
+          AND f.downloadable AND f.require_auth = ${form.require_auth}::bool AND f.shared = ${form.shared}::bool AND f.encrypted = ${form.encrypted}::bool
+          AND o.require_auth = ${facts.ownerRequireAuth}::bool
+          AND (${facts.ownerLogin}::text IS NULL OR lower(o.username) = ${facts.ownerLogin}::text)
+          AND (${facts.actorId}::int IS NULL OR
+               (SELECT r.role FROM form_roles r WHERE r.form_id = f.id AND r.user_id = ${facts.actorId}::int) IS NOT DISTINCT FROM ${facts.role}::text)
+      ) AS allowed
+    ), ins AS (
+      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint)
+      SELECT ${instance.form_id}::int, ${instance.uuid}::text, ${instance.xml}::text, ${instance.json}::jsonb, ${instance.version}::text, ${instance.submitted_by}::int,
+             ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool
+      FROM still WHERE still.allowed
+      ON CONFLICT (form_id, uuid) DO NOTHING
+      RETURNING id, form_id, date_created
+    ), counted AS (
+      INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
+      SELECT form_id, id % ${STAT_SHARDS}::int, 1, ${geo}::int, date_created FROM ins
+      ON CONFLICT (form_id, shard) DO UPDATE SET
+        submissions = s.submissions + 1,
+        geopoints = s.geopoints + EXCLUDED.geopoints,
+        last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)
+    )
+    SELECT still.allowed, (SELECT id FROM ins) AS id FROM still`.execute(db);
+  const row = result.rows[0];
+  return { allowed: row?.allowed === true, id: row?.id ?? undefined };
+}
