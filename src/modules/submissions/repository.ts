@@ -288,7 +288,7 @@ export interface SubmitFacts {
 export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInstance, facts: SubmitFacts): Promise<{ allowed: boolean; id: number | undefined }> {
   const geo = instance.has_geopoint ? 1 : 0;
   const { form } = facts;
-  const result = await sql<{ allowed: boolean; id: number | null }>`
+  const result = await sql<{ allowed: boolean; id: number | null }>`/* prepared:insert_instance_if_still_allowed */
     WITH still AS (
       SELECT EXISTS (
         SELECT 1 FROM forms f JOIN users o ON o.id = f.owner_id
