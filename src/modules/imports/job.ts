@@ -1,7 +1,8 @@
-// The import job: the stored file is read back, its rows staged in short statements (so polls and
-// other requests get through, even on PGlite's single session) with progress reported, then
-// applied in one transaction that also records the outcome. A run after a crash first looks for
-// that record: an import is applied exactly once.
+// The import job: the stored file is read back and its rows written with progress reported. On
+// PostgreSQL they go straight into the form's records in one transaction, which also records the
+// outcome; on PGlite they are staged in short statements (so polls and other requests get through
+// its single session), then applied in one transaction that records the outcome. A run after a
+// crash first looks for that record: an import is applied exactly once.
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import type { JobContext } from '../../jobs/registry.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { findFormDefinition, findLiveForm } from '../forms/repository.ts';
 import * as repo from './repository.ts';
-import { applyImport, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
-import { IMPORT_JOB, type ImportJobPayload } from './service.ts';
+import { applyImport, importDirectly, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
+import { IMPORT_JOB, lookupConnection, type ImportJobPayload } from './service.ts';
 import { makeTempDir } from './upload.ts';
 import { countCsvRows } from './readers/csv.ts';
 
@@ -66,9 +67,15 @@ export async function runImportJob(job: JobContext, payload: ImportJobPayload): 
     await spoolStoredFile(db, importId, path);
     const total = await countRows(payload.kind, path, job.signal);
     await job.reportProgress(0, total);
-    const staged = await stageImport(db, target, readRows(payload.kind, path), {
-      onProgress: (rows) => job.reportProgress(Math.min(rows, total), total),
-    });
+    const onProgress = (rows: number): Promise<void> => job.reportProgress(Math.min(rows, total), total);
+    if (config.databaseUrl !== undefined) {
+      return await db.transaction().execute(async (trx) => {
+        const summary = await importDirectly(trx, lookupConnection(job.deps, trx), target, readRows(payload.kind, path), clock.now(), { onProgress });
+        await repo.deleteImportFile(trx, importId);
+        return summary;
+      });
+    }
+    const staged = await stageImport(db, target, readRows(payload.kind, path), { onProgress });
     job.signal.throwIfAborted();
     return await db.transaction().execute(async (trx) => {
       const summary = await applyImport(trx, target, staged, clock.now());

@@ -1,7 +1,8 @@
-// The import itself: rows from a file → checked → instance XML → parsed exactly as a submission
-// is → staged in batches → applied to the form's records at once. Staging runs on whatever
-// connection the caller gives (the request's transaction for a small file; short statements of
-// their own for a job), applying always runs in one transaction.
+// The import itself: rows from a file → checked → instance XML and the record a submission of it
+// would store → written in batches (writers.ts), either straight into the form's records within
+// one transaction (importDirectly), or staged and then applied in one transaction (stageImport,
+// applyImport). Whether a row adds or edits a record is decided against the form as it was before
+// the import, whichever way the rows are written.
 import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../../platform/db.ts';
 import { buildImportForm } from '../../imports/form-model.ts';
@@ -13,6 +14,7 @@ import { MALFORMED_XML, parseInstance, type SubmissionRecord } from '../submissi
 import type { RecordFacts } from '../../imports/instance-record.ts';
 import { refreshFormCounters } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
+import { DirectWriter, EditedRecordGone, StagingWriter, type RecordWriter } from './writers.ts';
 import { ImportFileError } from './readers/errors.ts';
 import { readCsvRows } from './readers/csv.ts';
 import { readXlsxRows } from './readers/xlsx.ts';
@@ -21,8 +23,9 @@ import { readXlsRows } from './readers/xls.ts';
 export type ImportFileKind = 'csv' | 'xlsx' | 'xls';
 
 export const IMPORTED_STATUS = 'imported_via_csv';
-/** Rows per staging statement. */
+/** Rows per statement. */
 const BATCH_ROWS = 500;
+const EDITED_RECORD_GONE = 'Some records this file edits were changed or deleted while it was being imported; nothing was imported. Please try again.';
 /** A file with this many bad rows is not read further: the answer lists these. */
 const MAX_ROW_ERRORS = 100;
 
@@ -93,13 +96,15 @@ export function rowErrorMessage(errors: readonly RowError[]): string {
   return `Invalid CSV data imported in row(s): {${rows.join(', ')}}`;
 }
 
+/** Decides what each row does (add, edit, duplicate) and hands the rows to the writer. */
 class Stager {
   readonly #schema: FormSchema;
   readonly #editedTargets = new Set<string>();
   readonly #users = new Map<string, number | null>();
   staged = { additions: 0, edits: 0, duplicates: 0 };
 
-  constructor(private readonly db: DbOrTx, private readonly target: ImportTarget, schema: FormSchema) {
+  /** `db` answers the look-ups (existing records, accounts); `writer` takes the rows. */
+  constructor(private readonly db: DbOrTx, private readonly target: ImportTarget, schema: FormSchema, private readonly writer: RecordWriter) {
     this.#schema = schema;
   }
 
@@ -124,7 +129,7 @@ class Stager {
       const uuid = target === null && match !== null ? match : randomUUID();
       staged.push(this.#stagedRow(seq, row, uuid, target));
     }
-    await repo.stageRows(this.db, this.target.importId, staged);
+    await this.writer.write(staged);
   }
 
   #stagedRow(seq: number, row: PreparedRow, uuid: string, target: string | null): repo.StagedRow {
@@ -189,11 +194,47 @@ export interface StageOptions {
   onProgress?: (rows: number) => Promise<void>;
 }
 
-/** Reads, checks and stages every row; throws ImportRefused (nothing staged matters then) on bad input. */
-export async function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, options: StageOptions = {}): Promise<StageOutcome> {
+/** Reads, checks and stages every row into import_rows; throws ImportRefused (nothing staged matters then) on bad input. */
+export function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, options: StageOptions = {}): Promise<StageOutcome> {
+  return readImport(db, target, rows, new StagingWriter(db, target.importId), options);
+}
+
+/**
+ * The whole import in the caller's transaction, rows written straight into the form's records;
+ * returns the summary, recorded under the import's id. `lookupDb` answers questions about the
+ * form as it was (the transaction itself on PGlite; any other connection on PostgreSQL, so that
+ * look-ups run beside the writes).
+ */
+export async function importDirectly(
+  trx: DbOrTx, lookupDb: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, now: Date, options: StageOptions = {},
+): Promise<ImportSummary> {
+  const applyOptions = applyOptionsOf(target, now);
+  if (target.overwrite) await repo.softDeleteAllRecords(trx, target.form.id, target.actorId, now);
+  const writer = new DirectWriter(trx, applyOptions);
+  let staged: StageOutcome;
+  try {
+    staged = await readImport(lookupDb, target, rows, writer, options);
+  } catch (error) {
+    if (error instanceof EditedRecordGone) throw new ImportRefused(EDITED_RECORD_GONE);
+    throw error;
+  }
+  return finishImport(trx, target, staged, { additions: writer.additions, updates: writer.updates });
+}
+
+async function readImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, writer: RecordWriter, options: StageOptions): Promise<StageOutcome> {
+  try {
+    return await readAndWrite(db, target, rows, writer, options);
+  } catch (error) {
+    // A write still under way must end before the caller rolls back (its failure says less).
+    await writer.flush().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function readAndWrite(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, writer: RecordWriter, options: StageOptions): Promise<StageOutcome> {
   const form = buildImportForm(target.formJson);
   const schema = buildFormSchema(target.formJson);
-  const stager = new Stager(db, target, schema);
+  const stager = new Stager(db, target, schema, writer);
   const errors: RowError[] = [];
   let builder: RowBuilder | undefined;
   let extraColumns: readonly string[] = [];
@@ -230,6 +271,7 @@ export async function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncI
   if (!builder) throw new ImportRefused('The file is empty.');
   if (errors.length > 0) throw new ImportRefused(rowErrorMessage(errors), errors);
   await stager.flush(batch);
+  await writer.flush();
   await options.onProgress?.(count);
   return {
     rows: count,
@@ -240,17 +282,25 @@ export async function stageImport(db: DbOrTx, target: ImportTarget, rows: AsyncI
   };
 }
 
+function applyOptionsOf(target: ImportTarget, now: Date): repo.ApplyOptions {
+  return { importId: target.importId, formId: target.form.id, actorId: target.actorId, now, overwrite: target.overwrite, status: IMPORTED_STATUS };
+}
+
 /** Applies the staged rows in the caller's transaction and records the outcome under the import's id. */
 export async function applyImport(trx: DbOrTx, target: ImportTarget, staged: StageOutcome, now: Date): Promise<ImportSummary> {
-  const options: repo.ApplyOptions = {
-    importId: target.importId, formId: target.form.id, actorId: target.actorId, now, overwrite: target.overwrite, status: IMPORTED_STATUS,
-  };
+  const options = applyOptionsOf(target, now);
   if (target.overwrite) await repo.softDeleteAllRecords(trx, target.form.id, target.actorId, now);
   const updates = await repo.applyStagedEdits(trx, options);
-  if (updates !== staged.stagedEdits) {
-    throw new ImportRefused('Some records this file edits were changed or deleted while it was being imported; nothing was imported. Please try again.');
-  }
+  if (updates !== staged.stagedEdits) throw new ImportRefused(EDITED_RECORD_GONE);
   const additions = await repo.applyStagedAdditions(trx, options);
+  const summary = await finishImport(trx, target, staged, { additions, updates });
+  await repo.deleteStagedRows(trx, target.importId);
+  return summary;
+}
+
+/** Counters, the summary, and the record that this import was applied. */
+async function finishImport(trx: DbOrTx, target: ImportTarget, staged: StageOutcome, written: { additions: number; updates: number }): Promise<ImportSummary> {
+  const { additions, updates } = written;
   await refreshFormCounters(trx, target.form.id);
   const summary: ImportSummary = {
     additions,
@@ -259,6 +309,5 @@ export async function applyImport(trx: DbOrTx, target: ImportTarget, staged: Sta
     info: `Additional column(s) excluded from the upload: '${staged.extraColumns.join(', ')}'.`,
   };
   await repo.recordImportResult(trx, target.importId, target.form.id, summary);
-  await repo.deleteStagedRows(trx, target.importId);
   return summary;
 }

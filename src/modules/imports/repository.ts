@@ -1,5 +1,6 @@
-// SQL for record imports: staging checked rows, applying them to the form's records in one
-// statement per kind, remembering applied imports, and the uploaded files of import jobs.
+// SQL for record imports: writing checked rows into the form's records (straight, or staged first
+// and applied in one statement per kind), remembering applied imports, and the uploaded files of
+// import jobs.
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 
@@ -18,11 +19,15 @@ export interface StagedRow {
   hasGeopoint: boolean;
 }
 
-/** Which of these uuids are live records of the form. */
+/**
+ * Which of these uuids are live records of the form, leaving out records this transaction wrote
+ * (an import writing straight into instances asks about the form as it was before the import).
+ */
 export async function findLiveUuids(db: DbOrTx, formId: number, uuids: readonly string[]): Promise<Set<string>> {
   if (uuids.length === 0) return new Set();
   const result = await sql<{ uuid: string }>`SELECT uuid FROM instances
-    WHERE form_id = ${formId} AND deleted_at IS NULL AND uuid = ANY(${[...uuids]}::text[])`.execute(db);
+    WHERE form_id = ${formId} AND deleted_at IS NULL AND uuid = ANY(${[...uuids]}::text[])
+      AND coalesce(xmin <> pg_current_xact_id_if_assigned()::xid, true)`.execute(db);
   return new Set(result.rows.map((r) => r.uuid));
 }
 
@@ -103,6 +108,55 @@ export async function applyStagedAdditions(db: DbOrTx, options: ApplyOptions): P
       AND NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
     ORDER BY r.seq
     ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Columns of one row of the multi-row statements below, in their order. */
+function recordValues(r: StagedRow, now: Date) {
+  return sql`(${r.seq}::int, ${r.uuid}, ${r.xml}, ${r.json}::jsonb, ${r.version}, ${r.submittedBy}::int,
+    coalesce(${r.dateCreated}::timestamptz, ${now}::timestamptz), ${r.totalMedia}::int, ${r.hasGeopoint}::bool, ${r.media}, ${r.targetUuid})`;
+}
+
+/**
+ * New records, in this order, straight into instances (one statement for the lot). As in
+ * applyStagedAdditions, a uuid the form already has is a duplicate. Returns how many were added.
+ */
+export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: readonly StagedRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const { formId, now, status } = options;
+  const result = await sql`INSERT INTO instances
+      (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint)
+    SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, r.date_created, ${now}::timestamptz, r.total_media, r.has_geopoint
+    FROM (VALUES ${sql.join(rows.map((r) => recordValues(r, now)))})
+      AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
+    WHERE NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
+    ORDER BY r.seq
+    ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Edits straight into instances: each named record's current version goes to its history, then
+ * the record takes the row's values (as applyStagedEdits does). Returns how many were edited.
+ */
+export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: readonly StagedRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const { formId, actorId, now, status } = options;
+  const targets = rows.map((r) => r.targetUuid);
+  await sql`INSERT INTO instance_history (instance_id, form_id, uuid, xml, date_created)
+    SELECT i.id, i.form_id, i.uuid, i.xml, ${now}::timestamptz
+    FROM unnest(${targets}::text[]) WITH ORDINALITY AS r (target_uuid, n)
+    JOIN instances i ON i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL
+    ORDER BY r.n`.execute(db);
+  const result = await sql`UPDATE instances i SET
+      uuid = r.uuid, xml = r.xml, json = r.json, version = r.version, status = ${status},
+      total_media = r.total_media, has_geopoint = r.has_geopoint, edited = true,
+      last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
+      media_count = (SELECT count(*)::int FROM attachments a
+        WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
+    FROM (VALUES ${sql.join(rows.map((r) => recordValues(r, now)))})
+      AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
+    WHERE i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 

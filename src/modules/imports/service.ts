@@ -10,7 +10,9 @@ import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import * as repo from './repository.ts';
-import { applyImport, ImportRefused, readRows, stageImport, type ImportFileKind, type ImportSummary, type ImportTarget } from './pipeline.ts';
+import type { AppDeps } from '../../context.ts';
+import type { DbOrTx } from '../../platform/db.ts';
+import { importDirectly, ImportRefused, readRows, type ImportFileKind, type ImportSummary, type ImportTarget } from './pipeline.ts';
 import { sniffFile } from './readers/sniff.ts';
 import type { SpooledFile, SpooledUpload } from './upload.ts';
 
@@ -77,6 +79,15 @@ async function importTarget(ctx: RequestContext, visible: VisibleForm, actorId: 
   };
 }
 
+/**
+ * The connection an import in transaction `trx` looks existing records up on: on PostgreSQL the
+ * pool (the look-ups then run while the transaction writes), on PGlite the transaction itself,
+ * its single session being busy with it.
+ */
+export function lookupConnection(deps: AppDeps, trx: DbOrTx): DbOrTx {
+  return deps.config.databaseUrl === undefined ? trx : deps.db;
+}
+
 export async function startImport(
   ctx: RequestContext,
   rawId: string,
@@ -101,10 +112,7 @@ export async function startImport(
     return { task_id: job.uuid };
   }
   try {
-    return await ctx.db.transaction().execute(async (trx) => {
-      const staged = await stageImport(trx, target, readRows(kind, file.path));
-      return applyImport(trx, target, staged, ctx.clock.now());
-    });
+    return await ctx.db.transaction().execute((trx) => importDirectly(trx, lookupConnection(ctx, trx), target, readRows(kind, file.path), ctx.clock.now()));
   } catch (error) {
     if (error instanceof ImportRefused) throw refusal(error);
     throw error;
