@@ -209,6 +209,7 @@ export async function importDirectly(
   trx: DbOrTx, lookupDb: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, now: Date, options: StageOptions = {},
 ): Promise<ImportSummary> {
   const applyOptions = applyOptionsOf(target, now);
+  await repo.preferFastCompression(trx);
   if (target.overwrite) await repo.softDeleteAllRecords(trx, target.form.id, target.actorId, now);
   const writer = new DirectWriter(trx, applyOptions);
   let staged: StageOutcome;
@@ -289,6 +290,7 @@ function applyOptionsOf(target: ImportTarget, now: Date): repo.ApplyOptions {
 /** Applies the staged rows in the caller's transaction and records the outcome under the import's id. */
 export async function applyImport(trx: DbOrTx, target: ImportTarget, staged: StageOutcome, now: Date): Promise<ImportSummary> {
   const options = applyOptionsOf(target, now);
+  await repo.preferFastCompression(trx);
   if (target.overwrite) await repo.softDeleteAllRecords(trx, target.form.id, target.actorId, now);
   const updates = await repo.applyStagedEdits(trx, options);
   if (updates !== staged.stagedEdits) throw new ImportRefused(EDITED_RECORD_GONE);
