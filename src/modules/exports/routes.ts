@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseExportOptions, type RawQuery } from './options.ts';
 import { isExportFormat, loadExportTarget, renderExport, type ExportFormat } from './render.ts';
+import { isXlsReportRequest, renderXlsReport } from './xls-report.ts';
 
 const SUFFIX = /^(\d+)\.([a-z]+)$/;
 
@@ -21,9 +22,12 @@ export function contentDisposition(fileName: string, extension: string): string 
 
 export async function sendExport(request: FastifyRequest, reply: FastifyReply, target: { pk: string; format: ExportFormat }): Promise<FastifyReply> {
   const ctx = request.ctx;
-  const options = parseExportOptions((request.query ?? {}) as RawQuery);
-  const exportTarget = await loadExportTarget(ctx, target.pk);
-  const file = await renderExport(ctx, exportTarget, target.format, options, ctx.baseUrl);
+  const query = (request.query ?? {}) as RawQuery;
+  const file = target.format === 'xls' && isXlsReportRequest(query) ? await renderXlsReport(ctx, target.pk, query) : await plainExport();
+  async function plainExport() {
+    const options = parseExportOptions(query);
+    return renderExport(ctx, await loadExportTarget(ctx, target.pk), target.format, options, ctx.baseUrl);
+  }
   return reply
     .type(file.contentType)
     .header('content-disposition', contentDisposition(file.fileName, file.extension))
