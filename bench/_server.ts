@@ -44,12 +44,26 @@ export async function startServer(
   port: number,
   extraEnv: Record<string, string> = {},
   nodeArgs: string[] = [],
+  /** PostgreSQL: a named database kept after the run (created when missing) instead of a fresh one. */
+  options: { keepDatabase?: string } = {},
 ): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-bench-'));
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
   delete env['DATABASE_URL'];
   let dbName: string | undefined;
-  if (backend === 'postgres') {
+  const kept = options.keepDatabase;
+  // Tokens are sealed under SECRET_KEY: a kept database needs the same key on every run.
+  if (kept) env['SECRET_KEY'] = `gather-bench-${kept}`;
+  if (backend === 'postgres' && kept) {
+    const exists = new pg.Client({ connectionString: POSTGRES_SERVER });
+    await exists.connect();
+    const found = (await exists.query('SELECT 1 FROM pg_database WHERE datname = $1', [kept])).rowCount;
+    await exists.end();
+    if (!found) await adminQuery(`CREATE DATABASE ${kept}`);
+    const url = new URL(POSTGRES_SERVER);
+    url.pathname = `/${kept}`;
+    env['DATABASE_URL'] = url.toString();
+  } else if (backend === 'postgres') {
     dbName = `gather_bench_${process.pid}_${port}`;
     await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await adminQuery(`CREATE DATABASE ${dbName}`);
@@ -85,15 +99,16 @@ export async function startServer(
   };
 }
 
-/** Registers an account and returns its API token. */
-export async function createAccount(baseUrl: string, username: string): Promise<string> {
+/** Registers an account (or, in a kept database, signs in to it) and returns its API token. */
+export async function createAccount(baseUrl: string, username: string, options: { mayExist?: boolean } = {}): Promise<string> {
   const password = `Bench-${username}-pw-42`;
   const created = await fetch(`${baseUrl}/api/v1/profiles`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username, first_name: 'Bench', email: `${username}@example.org`, password }),
   });
-  if (created.status !== 201) throw new Error(`registration failed: ${created.status} ${await created.text()}`);
+  const exists = created.status === 400 && options.mayExist && /already exists/i.test(await created.clone().text());
+  if (created.status !== 201 && !exists) throw new Error(`registration failed: ${created.status} ${await created.text()}`);
   const me = await fetch(`${baseUrl}/api/v1/user`, {
     headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` },
   });
