@@ -70,7 +70,7 @@ describe('report templates', () => {
 
   test('an xlsx template is read, filled and written as a legacy xls that SheetJS reads back', async () => {
     const wb = XLSX.utils.book_new();
-    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Name', 'Age'], ['{{name}}', '{{age}}']]), 'People');
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['Name', 'Age'], [], ['{{name}}', '{{age}}']]), 'People');
     XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['static', 1.5, true]]), 'Notes');
     const bytes = XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
     const plan = planReport(await readTemplate(bytes));
@@ -79,7 +79,7 @@ describe('report templates', () => {
     const back = XLSX.read(Buffer.concat(chunks), { type: 'buffer' });
     assert.deepEqual(back.SheetNames, ['People', 'Notes']);
     const rows = (name: string) => XLSX.utils.sheet_to_json(back.Sheets[name] as XLSX.WorkSheet, { header: 1, raw: true, defval: null });
-    assert.deepEqual(rows('People'), [['Name', 'Age'], ['Ann', 31], ['Ben', '007']]);
+    assert.deepEqual(rows('People'), [['Name', 'Age'], [null, null], ['Ann', 31], ['Ben', '007']]);
     assert.deepEqual(rows('Notes'), [['static', 1.5, true]]);
   });
 
