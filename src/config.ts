@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   readonly port: number;
@@ -31,6 +32,8 @@ export interface Config {
   readonly remoteFetchTimeoutMs: number;
   /** Job worker loops the server runs in-process; 0: none (run `gather worker` processes instead). */
   readonly workers: number;
+  /** HTTP server processes (node:cluster) on PostgreSQL; the embedded database allows only 1. */
+  readonly webProcesses: number;
   readonly oauthAccessTokenSeconds: number;
   readonly oauthAuthorizationCodeSeconds: number;
   /** Unset: refresh tokens never expire (django-oauth-toolkit's default, kept by onadata). */
@@ -65,6 +68,7 @@ export const SETTINGS = [
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
   ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
   ['WORKERS', '1', 'background job workers in the server process (0: none; use `gather worker`)'],
+  ['WEB_PROCESSES', '1', 'HTTP server processes sharing the port, or auto (one per CPU); more than 1 needs DATABASE_URL'],
   ['OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', '36000', 'lifetime of an OAuth 2 access token'],
   ['OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', '60', 'lifetime of an OAuth 2 authorization code'],
   ['OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', '(unset: never)', 'lifetime of an OAuth 2 refresh token'],
@@ -85,6 +89,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** `auto`: one per CPU on PostgreSQL, 1 on the embedded database (it allows one process). */
+function webProcesses(env: NodeJS.ProcessEnv): number {
+  if ((env['WEB_PROCESSES'] ?? '').trim().toLowerCase() === 'auto') return env['DATABASE_URL'] ? availableParallelism() : 1;
+  return Math.max(1, integer(env, 'WEB_PROCESSES', 1));
 }
 
 function secretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
@@ -125,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateUrls: /^(1|true|yes)$/i.test(env['ALLOW_PRIVATE_URLS'] ?? ''),
     remoteFetchTimeoutMs: integer(env, 'REMOTE_FETCH_TIMEOUT', 30) * 1000,
     workers: integer(env, 'WORKERS', 1),
+    webProcesses: webProcesses(env),
     oauthAccessTokenSeconds: Math.max(1, integer(env, 'OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', 36000)),
     oauthAuthorizationCodeSeconds: Math.max(1, integer(env, 'OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', 60)),
     oauthRefreshTokenSeconds: integer(env, 'OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', 0) || undefined,
