@@ -42,7 +42,7 @@ async function byJob(formId: number, format: string): Promise<{ body: string; co
   assert.equal(done.json().job_status, 'SUCCESS', done.body);
   const file = await server.app.inject({ method: 'GET', url: done.json().export_url.replace('http://testserver', ''), headers: bob.auth });
   assert.equal(file.statusCode, 200);
-  return { body: file.body, contentType: file.headers['content-type'] };
+  return { body: file.body, contentType: String(file.headers['content-type'] ?? '') };
 }
 
 before(async () => {
