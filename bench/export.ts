@@ -345,8 +345,11 @@ export async function main(args: string[]): Promise<void> {
     const idle = peakRssMb(server.child.pid ?? 0);
     const results: Measurement[] = [];
     for (const format of FORMATS) {
-      results.push(await measureDirect(server, auth, formId, format));
-      results.push(await measureJob(server, auth, formId, format));
+      for (const measure of [measureDirect, measureJob]) {
+        const result = await measure(server, auth, formId, format);
+        console.log(`  ${result.format} ${result.mode}: ${result.seconds.toFixed(1)} s (server CPU ${result.cpu.toFixed(1)} s), peak RSS ${result.peakMb} MB`);
+        results.push(result);
+      }
     }
     console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeak(server.child.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
     printTable(
