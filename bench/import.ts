@@ -1,4 +1,4 @@
-// `npm run bench -- import [rows] [--pglite] [--xlsx-rows N]`: imports ROWS records of the bench form
+// `npm run bench -- import [rows] [--pglite] [--xlsx-rows N] [--node-options FLAGS]`: imports ROWS records of the bench form
 // (../shared/bench) from a CSV in the export's layout (groups as paths, three `member[n]/…` repeat
 // blocks, split select_multiple columns, geopoint parts, meta columns) and from an XLSX of the
 // same rows, as import jobs on a real server; prints rows/s, file size, the server's peak RSS, and
@@ -211,6 +211,9 @@ export async function main(args: string[]): Promise<void> {
   const rows = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
   const xlsxIndex = args.indexOf('--xlsx-rows');
   const xlsxRows = xlsxIndex >= 0 ? Number(args[xlsxIndex + 1]) : rows;
+  // `--node-options '--max-semi-space-size=64'`: flags for the server process (e.g. to try GC settings).
+  const nodeOptionsIndex = args.indexOf('--node-options');
+  const serverNodeOptions: Record<string, string> = nodeOptionsIndex >= 0 ? { NODE_OPTIONS: args[nodeOptionsIndex + 1] ?? '' } : {};
   const backends: Backend[] = [];
   if (await postgresAvailable()) backends.push('postgres');
   if (args.includes('--pglite') || backends.length === 0) backends.push('pglite');
@@ -232,7 +235,7 @@ export async function main(args: string[]): Promise<void> {
   let port = 18_900;
   try {
     for (const backend of backends) {
-      const server = await startServer(backend, port++, { WORKERS: '1', UPLOAD_LIMIT: String(1024 * 1024 * 1024) });
+      const server = await startServer(backend, port++, { WORKERS: '1', UPLOAD_LIMIT: String(1024 * 1024 * 1024), ...serverNodeOptions });
       try {
         const pid = server.process.pid ?? 0;
         const token = await createAccount(server.baseUrl, 'benchuser');

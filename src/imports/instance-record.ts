@@ -4,8 +4,8 @@
 // over many generated rows), so it follows the parser's rules: slash-path keys, groups flattened,
 // repeats as arrays of objects, whitespace-only values dropped, line ends read as XML reads them,
 // integer and decimal answers as numbers. Forms where the XML would not map one element to one
-// answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own) are
-// left to the parser.
+// answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own, or
+// facts read from the meta ids) are left to the parser.
 import { FIELD_NUMERIC, type FormSchema } from '../modules/submissions/form-schema.ts';
 import { coerceNumeric, type RecordValue, type SubmissionRecord } from '../modules/submissions/instance-xml.ts';
 import type { ImportForm, ImportSection } from './form-model.ts';
@@ -58,6 +58,9 @@ function sectionMapsOneToOne(section: ImportSection): boolean {
 /** Whether records of this form can be built directly (else the parser reads each row's XML). */
 export function canBuildRecords(form: ImportForm, rules: RecordRules): boolean {
   if (rules.encrypted || form.rootName.includes(':')) return false;
+  // Facts are computed from the answers alone: no fact may come from the ids added around them.
+  const factPaths = [...rules.geopointPaths, ...rules.mediaPaths, rules.startPath, rules.endPath];
+  if (factPaths.some((path) => path === 'formhub/uuid' || path === 'meta/instanceID' || path === 'meta/deprecatedID')) return false;
   for (const child of form.root.children) {
     if (child.name === 'formhub' || (child.name === 'meta' && child.kind !== 'group')) return false;
   }

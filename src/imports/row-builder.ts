@@ -16,21 +16,52 @@ export interface CellProblem {
   readonly problem: string;
 }
 
-/** A checked row, waiting to learn whether it adds a record or edits one. */
-export interface PreparedRow {
-  /** `_uuid` (or else the uuid of `meta/instanceID`): the record this row edits, when one has it. */
-  readonly matchUuid: string | null;
-  /** `_submission_time`, as an ISO timestamp with a zone. */
-  readonly submissionTime: string | null;
-  /** `_submitted_by` as written. */
-  readonly submittedBy: string | null;
+/**
+ * A checked row, waiting to learn whether it adds a record or edits one. It holds only flat text
+ * (a file's rows wait in batches of hundreds, and the less they hold the less the collector copies).
+ */
+export class PreparedRow {
+  constructor(
+    /** `_uuid` (or else the uuid of `meta/instanceID`): the record this row edits, when one has it. */
+    readonly matchUuid: string | null,
+    /** `_submission_time`, as an ISO timestamp with a zone. */
+    readonly submissionTime: string | null,
+    /** `_submitted_by` as written. */
+    readonly submittedBy: string | null,
+    private readonly xml: { open: string; before: string; after: string | null; close: string },
+    /** The record's answers as JSON members (`"a":1,"b":"x"`), null when the parser must read the XML. */
+    private readonly members: string | null,
+    /** What storage needs to know of the record; null with members. */
+    readonly facts: RecordFacts | null,
+    private readonly metaRules: RecordRules | null,
+  ) {}
+
   /** The instance XML with this instanceID (and the deprecatedID of the record it edits). */
-  render(instanceUuid: string, deprecatedUuid: string | null): string;
+  render(instanceUuid: string, deprecatedUuid: string | null): string {
+    const { open, before, after, close } = this.xml;
+    const meta = `<instanceID>uuid:${escapeText(instanceUuid)}</instanceID>${deprecatedUuid === null ? '' : `<deprecatedID>uuid:${escapeText(deprecatedUuid)}</deprecatedID>`}`;
+    const attributes = ` instanceID="uuid:${escapeAttribute(instanceUuid)}"${this.submissionTime === null ? '' : ` submissionDate="${escapeAttribute(this.submissionTime)}"`}>`;
+    return `${open}${attributes}${before}${after === null ? `<meta>${meta}</meta>` : `${meta}${after}`}${close}`;
+  }
+
   /**
-   * The record the parser would make of `render(instanceUuid, deprecatedUuid)`, with its facts;
-   * null when the form's records must come from the parser (see canBuildRecords).
+   * The record the parser would make of `render(instanceUuid, deprecatedUuid)` as JSON text, with
+   * `extra`'s keys after the answers (they win over an answer of the same name, as a later key
+   * does in jsonb); null when the form's records must come from the parser (see canBuildRecords).
    */
-  record(instanceUuid: string, deprecatedUuid: string | null): { record: SubmissionRecord; facts: RecordFacts } | null;
+  recordJson(instanceUuid: string, deprecatedUuid: string | null, extra: Readonly<Record<string, unknown>>): string | null {
+    if (this.members === null || this.metaRules === null) return null;
+    let json = `{${this.members}`;
+    let first = this.members === '';
+    for (const [key, value] of [['meta/instanceID', instanceUuid], ['meta/deprecatedID', deprecatedUuid]] as const) {
+      const text = value === null ? null : storedText(`uuid:${value}`);
+      if (text === null) continue;
+      json += `${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(storedValue(this.metaRules, key, text))}`;
+      first = false;
+    }
+    const members = JSON.stringify(extra).slice(1, -1);
+    return `${json}${first || members === '' ? '' : ','}${members}}`;
+  }
 }
 
 export type PreparedResult = { ok: true; row: PreparedRow } | { ok: false; problems: CellProblem[] };
@@ -66,6 +97,8 @@ class Entry {
 }
 
 const NOT_AVAILABLE = 'n/a';
+/** Where the meta ids go in a row's XML (no answer can hold NUL: see UNWRITABLE). */
+const META_MARKER = '\u0000meta\u0000';
 const TRUE_CELL = /^(?:true|1)$/i;
 const FALSE_CELL = /^(?:false|0)$/i;
 // XML 1.0 cannot carry these characters at all (nor half of a surrogate pair).
@@ -105,6 +138,7 @@ export class RowBuilder {
   readonly #form: ImportForm;
   readonly #open: string;
   readonly #formhub: string;
+  readonly #close: string;
   readonly #formUuid: string | null;
   /** null: records come from parsing the XML. */
   readonly #rules: RecordRules | null;
@@ -116,6 +150,7 @@ export class RowBuilder {
     this.#form = form;
     this.#open = `<?xml version="1.0" ?><${form.rootName} id="${escapeAttribute(identity.idString)}"`;
     this.#formhub = `<formhub><uuid>${escapeText(identity.formUuid)}</uuid></formhub>`;
+    this.#close = `</${form.rootName}>`;
     this.#formUuid = storedText(identity.formUuid);
     this.#rules = canBuildRecords(form, rules) ? rules : null;
     this.#factPaths = new Set([...rules.geopointPaths, ...rules.mediaPaths]);
@@ -199,39 +234,19 @@ export class RowBuilder {
     if (problems.length > 0) return { ok: false, problems };
     const rules = this.#rules;
     const sink: RecordSink | null = rules === null ? null : { container: {}, found: new Map() };
-    // The record is made for the one instance this row becomes: record() completes it in place.
     if (sink !== null && rules !== null && this.#formUuid !== null) setRecordKey(sink.container, 'formhub/uuid', storedValue(rules, 'formhub/uuid', this.#formUuid));
     const body = this.#children(this.#form.root, root, true, sink);
-    const open = this.#open;
-    const formhub = this.#formhub;
-    const time = submissionTime;
-    return {
-      ok: true,
-      row: {
-        matchUuid: uuid ?? instanceUuid,
-        submissionTime,
-        submittedBy,
-        render: (instance, deprecated) => {
-          const meta = `<instanceID>uuid:${escapeText(instance)}</instanceID>${deprecated === null ? '' : `<deprecatedID>uuid:${escapeText(deprecated)}</deprecatedID>`}`;
-          const attributes = ` instanceID="uuid:${escapeAttribute(instance)}"${time === null ? '' : ` submissionDate="${escapeAttribute(time)}"`}>`;
-          const withMeta = body.includes('\u0000meta\u0000') ? body.replace('\u0000meta\u0000', meta) : `${body}<meta>${meta}</meta>`;
-          return `${open}${attributes}${formhub}${withMeta}</${this.#form.rootName}>`;
-        },
-        record: (instance, deprecated) => (sink === null ? null : this.#finishRecord(sink, instance, deprecated)),
-      },
+    // Split (and so flattened) where the meta ids go; no meta group: they go in one at the end.
+    const marker = body.indexOf(META_MARKER);
+    const xml = {
+      open: this.#open,
+      before: `${this.#formhub}${marker < 0 ? body : body.slice(0, marker)}`,
+      after: marker < 0 ? null : body.slice(marker + META_MARKER.length),
+      close: this.#close,
     };
-  }
-
-  /** The walk's record with what render() adds around the answers: formhub/uuid and the meta ids. */
-  #finishRecord(sink: RecordSink, instance: string, deprecated: string | null): { record: SubmissionRecord; facts: RecordFacts } {
-    const rules = this.#rules as RecordRules;
-    const record = sink.container;
-    for (const [key, value] of [['meta/instanceID', instance], ['meta/deprecatedID', deprecated]] as const) {
-      const text = value === null ? null : storedText(`uuid:${value}`);
-      if (text !== null) setRecordKey(record, key, storedValue(rules, key, text));
-      else delete record[key];
-    }
-    return { record, facts: recordFacts(rules, record, sink.found) };
+    const members = sink === null ? null : JSON.stringify(sink.container).slice(1, -1);
+    const facts = sink === null || rules === null ? null : recordFacts(rules, sink.container, sink.found);
+    return { ok: true, row: new PreparedRow(uuid ?? instanceUuid, submissionTime, submittedBy, xml, members, facts, rules) };
   }
 
   #entryFor(root: Entry, steps: readonly RepeatStep[]): Entry {
@@ -302,7 +317,7 @@ export class RowBuilder {
     }
     const isMeta = atRoot && element.path === 'meta';
     const inner = this.#children(element, entry, atRoot, sink);
-    if (isMeta) return `<${element.name}>${inner}\u0000meta\u0000</${element.name}>`;
+    if (isMeta) return `<${element.name}>${inner}${META_MARKER}</${element.name}>`;
     return inner === '' ? '' : `<${element.name}>${inner}</${element.name}>`;
   }
 

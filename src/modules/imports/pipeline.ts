@@ -135,11 +135,16 @@ class Stager {
   #stagedRow(seq: number, row: PreparedRow, uuid: string, target: string | null): repo.StagedRow {
     const { form } = this.target;
     const xml = row.render(uuid, target);
-    const { record, facts } = this.#recordOf(seq, row, xml, uuid, target);
+    const maxBytes = this.target.maxInstanceBytes;
+    const tooLarge = xml.length > maxBytes || (xml.length * 3 > maxBytes && Buffer.byteLength(xml, 'utf8') > maxBytes);
+    if (tooLarge) throw new ImportRefused(`Row ${seq} could not be stored: ${MALFORMED_XML}`);
+    // Built with the XML when the form allows, else parsed from it as a submission is.
+    const parsed = row.facts === null ? this.#parse(seq, xml) : null;
+    const facts = parsed?.facts ?? row.facts;
+    if (facts === null) throw new Error('a prepared row has facts or is parsed');
     // The instance carries no version attribute and the form's id string as its id.
     const version = form.version;
-    const json = JSON.stringify({
-      ...record,
+    const extra = {
       _uuid: uuid,
       _xform_id_string: form.id_string,
       _version: version,
@@ -149,7 +154,9 @@ class Stager {
       _bamboo_dataset_id: '',
       _tags: [],
       _notes: [],
-    });
+    };
+    const json = parsed === null ? row.recordJson(uuid, target, extra) : JSON.stringify({ ...parsed.record, ...extra });
+    if (json === null) throw new Error('a prepared row with facts has its record');
     if (target === null) this.staged.additions++;
     else this.staged.edits++;
     const submitter = row.submittedBy === null ? undefined : this.#users.get(row.submittedBy.toLowerCase());
@@ -168,14 +175,8 @@ class Stager {
     };
   }
 
-  /** The row's record: built with its XML when the form allows, else parsed from the XML as a submission is. */
-  #recordOf(seq: number, row: PreparedRow, xml: string, uuid: string, target: string | null): { record: SubmissionRecord; facts: RecordFacts } {
-    const maxBytes = this.target.maxInstanceBytes;
-    const tooLarge = xml.length > maxBytes || (xml.length * 3 > maxBytes && Buffer.byteLength(xml, 'utf8') > maxBytes);
-    if (tooLarge) throw new ImportRefused(`Row ${seq} could not be stored: ${MALFORMED_XML}`);
-    const built = row.record(uuid, target);
-    if (built) return built;
-    const parsed = parseInstance(xml, this.#schema, { maxBytes });
+  #parse(seq: number, xml: string): { record: SubmissionRecord; facts: RecordFacts } {
+    const parsed = parseInstance(xml, this.#schema, { maxBytes: this.target.maxInstanceBytes });
     if (!parsed.ok) throw new ImportRefused(`Row ${seq} could not be stored: ${parsed.error}`);
     return { record: parsed.record, facts: parsed.meta };
   }
