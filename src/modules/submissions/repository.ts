@@ -181,10 +181,13 @@ export async function listMatchingIds(db: DbOrTx, formId: number, page: Pick<Rec
 /** Record texts for ids, in the order given (ids that vanished meanwhile are skipped). */
 export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const result = await sql<{ record: string }>`SELECT ${recordText(baseUrl)} AS record
+  // One primary-key lookup per id, whatever the planner believes about the form's size (LIMIT 1
+  // keeps the subquery from being merged into a join, which with stale statistics became a scan
+  // of the whole form per page).
+  const result = await sql<{ record: string }>`SELECT r.record
     FROM unnest(${ids}::int[]) WITH ORDINALITY AS wanted(id, position)
-    JOIN instances i ON i.id = wanted.id
-    WHERE i.form_id = ${formId} AND i.deleted_at IS NULL
+    CROSS JOIN LATERAL (SELECT ${recordText(baseUrl)} AS record FROM instances i
+      WHERE i.id = wanted.id AND i.form_id = ${formId} AND i.deleted_at IS NULL LIMIT 1) r
     ORDER BY wanted.position`.execute(db);
   return result.rows.map((r) => r.record);
 }
