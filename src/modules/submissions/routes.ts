@@ -11,7 +11,8 @@ import * as data from './data.ts';
 import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
-import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload } from './receive.ts';
+import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload, type UploadedMedia } from './receive.ts';
+import { multipartBoundary, splitMultipart } from './multipart-body.ts';
 import { exportSuffix, sendExport } from '../exports/routes.ts';
 
 function escapeAttribute(text: string): string {
@@ -27,16 +28,66 @@ function successXml(outcome: SubmissionOutcome): string {
   );
 }
 
+/** Bodies up to this size are read whole and split in memory (multipart-body.ts); larger ones stream. */
+const IN_MEMORY_BODY_BYTES = 1024 * 1024;
+const MAX_FILES = 1000;
+const MAX_FIELDS = 100;
+
+function mediaOf(name: string, mimetype: string, bytes: Uint8Array): UploadedMedia {
+  return { name, contentType: name.toLowerCase().endsWith('.osm') ? 'text/xml' : mimetype, bytes };
+}
+
+/** The whole body of a request that declared its length (Node stops at Content-Length). */
+async function wholeBody(request: FastifyRequest, length: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request.raw) {
+    const bytes = chunk as Buffer;
+    chunks.push(bytes);
+    size += bytes.byteLength;
+  }
+  if (size !== length) throw errors.badRequest('Request body size did not match Content-Length.');
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/** A small multipart body (the usual submission: one XML file, perhaps a photo), split in memory. */
+async function readSmallUpload(request: FastifyRequest, boundary: string, length: number, maxBytes: number): Promise<SubmissionUpload> {
+  const parts = splitMultipart(await wholeBody(request, length), boundary);
+  if (!parts) throw errors.badRequest('The multipart body is malformed.');
+  const upload: SubmissionUpload = { xml: undefined, media: [] };
+  let files = 0;
+  let fields = 0;
+  for (const part of parts) {
+    // A part is a file when it has a file name or is declared binary (as the streaming parser has it).
+    if (part.filename === undefined && part.mimetype !== 'application/octet-stream') {
+      if (++fields > MAX_FIELDS) throw new AppError(413, { detail: 'Request body is too large.' });
+      continue;
+    }
+    if (++files > MAX_FILES) throw new AppError(413, { detail: 'Request body is too large.' });
+    const filename = part.filename ?? '';
+    // As the streaming parser answers a file over the limit.
+    if (part.data.byteLength > maxBytes) throw new AppError(413, { detail: 'Request body is too large.' });
+    if (part.name === 'xml_submission_file') upload.xml = part.data;
+    else upload.media.push(mediaOf(filename, part.mimetype, part.data));
+  }
+  return upload;
+}
+
 /** Reads the multipart body: the XML part and every other file part as media. */
 async function readUpload(request: FastifyRequest, maxBytes: number): Promise<SubmissionUpload> {
   if (!request.isMultipart()) throw errors.badRequest('No XML submission file.');
+  const length = Number(request.headers['content-length']);
+  const boundary = multipartBoundary(String(request.headers['content-type'] ?? ''));
+  if (boundary && Number.isInteger(length) && length > 0 && length <= IN_MEMORY_BODY_BYTES) {
+    return readSmallUpload(request, boundary, length, maxBytes);
+  }
   const upload: SubmissionUpload = { xml: undefined, media: [] };
-  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1000, fields: 100 } })) {
+  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: MAX_FILES, fields: MAX_FIELDS } })) {
     if (part.type !== 'file') continue;
     const bytes = await part.toBuffer();
     if (part.file.truncated) throw new AppError(413, { detail: `The file "${part.filename}" is larger than ${maxBytes} bytes.` });
     if (part.fieldname === 'xml_submission_file') upload.xml = bytes;
-    else upload.media.push({ name: part.filename, contentType: part.filename.toLowerCase().endsWith('.osm') ? 'text/xml' : part.mimetype, bytes });
+    else upload.media.push(mediaOf(part.filename, part.mimetype, bytes));
   }
   return upload;
 }
