@@ -31,7 +31,7 @@ export class PreparedRow {
     private readonly xml: { open: string; before: string; after: string | null; close: string },
     /** The record's answers as JSON members (`"a":1,"b":"x"`), null when the parser must read the XML. */
     private readonly members: string | null,
-    /** What storage needs to know of the record; null with members. */
+    /** What storage needs to know of the record; null when members is. */
     readonly facts: RecordFacts | null,
     private readonly metaRules: RecordRules | null,
   ) {}
@@ -97,12 +97,15 @@ class Entry {
 }
 
 const NOT_AVAILABLE = 'n/a';
-/** Where the meta ids go in a row's XML (no answer can hold NUL: see UNWRITABLE). */
+/** Where the meta ids go in a row's XML (no answer can hold NUL: see unwritable). */
 const META_MARKER = '\u0000meta\u0000';
 const TRUE_CELL = /^(?:true|1)$/i;
 const FALSE_CELL = /^(?:false|0)$/i;
-// XML 1.0 cannot carry these characters at all (nor half of a surrogate pair).
-const UNWRITABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// XML 1.0 cannot carry these characters at all (nor half of a surrogate pair). The first test is
+// the quick one; only text that has a surrogate or a refused character gets the exact one.
+const SUSPECT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
+const REFUSED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unwritable = (text: string): boolean => SUSPECT.test(text) && REFUSED.test(text);
 
 function escapeText(text: string): string {
   if (!/[&<>]/.test(text)) return text;
@@ -174,7 +177,7 @@ export class RowBuilder {
           break;
         case 'uuid':
         case 'instance-id':
-          if (UNWRITABLE.test(raw)) problems.push({ column, value: raw, problem: 'character' });
+          if (unwritable(raw)) problems.push({ column, value: raw, problem: 'character' });
           else if (role.role === 'uuid') uuid = bareUuid(raw);
           else instanceUuid = bareUuid(raw);
           break;
@@ -186,7 +189,7 @@ export class RowBuilder {
           if (submissionTime === null) problems.push({ column, value: raw, problem: 'datetime' });
           break;
         case 'value': {
-          if (UNWRITABLE.test(raw)) {
+          if (unwritable(raw)) {
             problems.push({ column, value: raw, problem: 'character' });
             break;
           }

@@ -122,9 +122,9 @@ export async function preferFastCompression(db: DbOrTx): Promise<void> {
 }
 
 /** Columns of one row of the multi-row statements below, in their order. */
-function recordValues(r: StagedRow, now: Date) {
+function recordValues(r: StagedRow) {
   return sql`(${r.seq}::int, ${r.uuid}, ${r.xml}, ${r.json}::jsonb, ${r.version}, ${r.submittedBy}::int,
-    coalesce(${r.dateCreated}::timestamptz, ${now}::timestamptz), ${r.totalMedia}::int, ${r.hasGeopoint}::bool, ${r.media}, ${r.targetUuid})`;
+    ${r.dateCreated}::timestamptz, ${r.totalMedia}::int, ${r.hasGeopoint}::bool, ${r.media}, ${r.targetUuid})`;
 }
 
 /**
@@ -136,8 +136,9 @@ export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: rea
   const { formId, now, status } = options;
   const result = await sql`INSERT INTO instances
       (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint)
-    SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, r.date_created, ${now}::timestamptz, r.total_media, r.has_geopoint
-    FROM (VALUES ${sql.join(rows.map((r) => recordValues(r, now)))})
+    SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, coalesce(r.date_created, ${now}::timestamptz),
+      ${now}::timestamptz, r.total_media, r.has_geopoint
+    FROM (VALUES ${sql.join(rows.map(recordValues))})
       AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
     WHERE NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
     ORDER BY r.seq
@@ -164,7 +165,7 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
       media_count = (SELECT count(*)::int FROM attachments a
         WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
-    FROM (VALUES ${sql.join(rows.map((r) => recordValues(r, now)))})
+    FROM (VALUES ${sql.join(rows.map(recordValues))})
       AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
     WHERE i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL`.execute(db);
   return Number(result.numAffectedRows ?? 0);
