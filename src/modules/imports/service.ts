@@ -102,6 +102,7 @@ export async function startImport(
   if (file.size >= ctx.config.importAsyncThresholdBytes) {
     const payload: ImportJobPayload = { importId, formId: visible.form.id, actorId: actor.id, kind, overwrite: options.overwrite, fileName: file.fileName };
     const job = await ctx.db.transaction().execute(async (trx) => {
+      await repo.preferFastCompression(trx);
       let seq = 0;
       for await (const piece of createReadStream(file.path, { highWaterMark: FILE_PIECE_BYTES }) as AsyncIterable<Buffer>) {
         await repo.saveImportFilePiece(trx, importId, seq++, piece);
