@@ -25,46 +25,46 @@ function scopeCondition(scope: RecordScope): RawBuilder<unknown> {
 
 const ISO = (column: RawBuilder<unknown>) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`;
 
-export interface RecordTextRow {
+/** A stored record and the meta values kept in its row's columns (the record itself is not parsed here). */
+export interface ExportRecordRow {
   id: number;
-  record: string;
+  /** The stored record as JSON text (instances.json_text). */
+  json_text: string;
+  uuid: string;
+  submission_time: string;
+  date_modified: string;
+  version: string;
+  submitted_by: string | null;
+  last_edited_by: string | null;
+  total_media: number;
+  media_count: number;
+  /** `{name: attachment id}` as JSON text, when asked for (media links). */
+  attachments: string | null;
 }
 
 /**
- * Up to `limit` records after `afterId`, as JSON text: the stored record plus the meta keys
- * kept in columns, and `_attachments` as `{name: id}` when asked for (media links).
+ * Up to `limit` records after `afterId`. The meta keys are added by the caller from the columns:
+ * building them into each record's text in SQL cost PostgreSQL about 65 µs a record.
  */
-export async function listExportRecordTexts(db: DbOrTx, scope: RecordScope, afterId: number, limit: number, withAttachments: boolean): Promise<RecordTextRow[]> {
+export async function listExportRecords(db: DbOrTx, scope: RecordScope, afterId: number, limit: number, withAttachments: boolean): Promise<ExportRecordRow[]> {
   const attachments = withAttachments
-    ? sql`coalesce((SELECT jsonb_object_agg(a.name, a.id) FROM attachments a WHERE a.instance_id = i.id), '{}'::jsonb)`
-    : sql`'{}'::jsonb`;
-  // The page's ids are chosen first (index scan on form_id, id) and only they are joined. The meta
-  // keys are spliced into the stored record's text (json_text): merging them as jsonb and
-  // printing the result cost 15 times as much as reading the text.
-  const result = await sql<RecordTextRow>`WITH page AS (
+    ? sql`(SELECT jsonb_object_agg(a.name, a.id) FROM attachments a WHERE a.instance_id = i.id)::text`
+    : sql`NULL::text`;
+  // The page's ids are chosen first (index scan on form_id, id) and only they are joined.
+  const result = await sql<ExportRecordRow>`WITH page AS (
       SELECT i.id, i.json_text, i.uuid, i.date_created, i.date_modified, i.version, i.submitted_by,
         i.last_edited_by, i.total_media, i.media_count
       FROM instances i
       WHERE ${scopeCondition(scope)} AND i.id > ${afterId}
       ORDER BY i.id
       LIMIT ${limit})
-    SELECT i.id, CASE WHEN i.json_text = '{}' THEN '' ELSE left(i.json_text, -1) || ', ' END || substr(jsonb_build_object(
-      '_id', i.id,
-      '_uuid', i.uuid,
-      '_submission_time', ${ISO(sql`i.date_created`)},
-      '_date_modified', ${ISO(sql`i.date_modified`)},
-      '_version', i.version,
-      '_submitted_by', su.username,
-      '_last_edited_by', le.username,
-      '_total_media', i.total_media,
-      '_media_count', i.media_count,
-      '_media_all_received', i.media_count >= i.total_media,
-      '_attachments', ${attachments})::text, CASE WHEN i.json_text = '{}' THEN 1 ELSE 2 END) AS record
+    SELECT i.id, i.json_text, i.uuid, ${ISO(sql`i.date_created`)} AS submission_time, ${ISO(sql`i.date_modified`)} AS date_modified,
+      i.version, su.username AS submitted_by, le.username AS last_edited_by, i.total_media, i.media_count, ${attachments} AS attachments
     FROM page i
     LEFT JOIN users su ON su.id = i.submitted_by
     LEFT JOIN users le ON le.id = i.last_edited_by
     ORDER BY i.id`.execute(db);
-  return result.rows.map((r) => ({ id: Number(r.id), record: r.record }));
+  return result.rows;
 }
 
 export interface RepeatCount {

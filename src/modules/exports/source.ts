@@ -36,6 +36,23 @@ export interface ExportSource {
  * Prepares an export. The query is parsed and the first page read here, so a bad request
  * fails before any byte is sent.
  */
+/** The stored record with the meta keys its row's columns hold (they win over stored keys). */
+function exportRecord(row: repo.ExportRecordRow): ExportRecord {
+  const record = JSON.parse(row.json_text) as Record<string, unknown>;
+  record['_id'] = Number(row.id);
+  record['_uuid'] = row.uuid;
+  record['_submission_time'] = row.submission_time;
+  record['_date_modified'] = row.date_modified;
+  record['_version'] = row.version;
+  record['_submitted_by'] = row.submitted_by;
+  record['_last_edited_by'] = row.last_edited_by;
+  record['_total_media'] = row.total_media;
+  record['_media_count'] = row.media_count;
+  record['_media_all_received'] = row.media_count >= row.total_media;
+  record['_attachments'] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
+  return record as ExportRecord;
+}
+
 export async function openExportSource(deps: AppDeps, target: ExportTarget, options: ExportOptions, baseUrl: string): Promise<ExportSource> {
   const form = buildExportForm(target.formJson);
   const scope: repo.RecordScope = {
@@ -46,16 +63,29 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     end: options.end,
   };
   const withAttachments = options.includeImages && hasMedia(form);
-  let firstPage: repo.RecordTextRow[] | undefined = await repo.listExportRecordTexts(deps.db, scope, 0, RECORD_PAGE_SIZE, withAttachments);
+  let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, RECORD_PAGE_SIZE, withAttachments);
+
+  const readPage = (afterId: number) => repo.listExportRecords(deps.db, scope, afterId, RECORD_PAGE_SIZE, withAttachments);
 
   async function* records(): AsyncGenerator<ExportRecord> {
-    let page = firstPage ?? (await repo.listExportRecordTexts(deps.db, scope, 0, RECORD_PAGE_SIZE, withAttachments));
+    let page = firstPage ?? (await readPage(0));
     firstPage = undefined;
-    for (;;) {
-      for (const row of page) yield JSON.parse(row.record) as ExportRecord;
-      const last = page[page.length - 1];
-      if (page.length < RECORD_PAGE_SIZE || last === undefined) return;
-      page = await repo.listExportRecordTexts(deps.db, scope, last.id, RECORD_PAGE_SIZE, withAttachments);
+    let next: Promise<repo.ExportRecordRow[]> | undefined;
+    try {
+      for (;;) {
+        const last = page[page.length - 1];
+        // The next page is read while this one is turned into rows, so the database and this
+        // process work side by side instead of in turns.
+        next = page.length < RECORD_PAGE_SIZE || last === undefined ? undefined : readPage(last.id);
+        next?.catch(() => undefined); // a failure surfaces where it is awaited below
+        for (const row of page) yield exportRecord(row);
+        if (!next) return;
+        page = await next;
+        next = undefined;
+      }
+    } finally {
+      // A reader that stops early must not leave a query running behind it.
+      await next?.catch(() => undefined);
     }
   }
 
