@@ -311,6 +311,9 @@ async function measureJob(server: Server, auth: Record<string, string>, formId: 
 
 export async function main(args: string[]): Promise<void> {
   const records = Number(args[0] ?? 1_000_000) || 1_000_000;
+  // `npm run bench -- export 1000000 csv xlsx`: only the formats named.
+  const named = args.slice(1).filter((a): a is (typeof FORMATS)[number] => (FORMATS as readonly string[]).includes(a));
+  const formats = named.length ? named : FORMATS;
   if (!(await postgresAvailable())) {
     console.log(`export bench skipped: no PostgreSQL at ${POSTGRES_SERVER} (set BENCH_POSTGRES)`);
     return;
@@ -344,7 +347,7 @@ export async function main(args: string[]): Promise<void> {
     });
     const idle = peakRssMb(server.child.pid ?? 0);
     const results: Measurement[] = [];
-    for (const format of FORMATS) {
+    for (const format of formats) {
       for (const measure of [measureDirect, measureJob]) {
         const result = await measure(server, auth, formId, format);
         console.log(`  ${result.format} ${result.mode}: ${result.seconds.toFixed(1)} s (server CPU ${result.cpu.toFixed(1)} s), peak RSS ${result.peakMb} MB`);
