@@ -9,6 +9,7 @@ import type { JobWakeup } from './jobs/wakeup.ts';
 import type { Mailer } from './platform/mailer.ts';
 import type { MatchCache } from './modules/submissions/match-cache.ts';
 import type { ResponseCache } from './http/response-cache.ts';
+import type { SubmissionTargets } from './modules/submissions/target-cache.ts';
 
 export interface AppDeps {
   readonly config: Config;
@@ -21,6 +22,8 @@ export interface AppDeps {
   readonly matchCache: MatchCache;
   /** Rendered list responses, reused briefly; cleared by every write of this process. */
   readonly responseCache: ResponseCache;
+  /** Who may submit to which form, remembered per device and re-checked by each insert. */
+  readonly submissionTargets: SubmissionTargets;
   /** After committing a transaction that enqueued a job: `deps.jobWakeup?.wake()` starts it now. */
   readonly jobWakeup?: JobWakeup;
 }

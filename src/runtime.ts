@@ -11,6 +11,7 @@ import { JobWakeup } from './jobs/wakeup.ts';
 import { createLogMailer, type Mailer } from './platform/mailer.ts';
 import { MatchCache } from './modules/submissions/match-cache.ts';
 import { ResponseCache } from './http/response-cache.ts';
+import { SubmissionTargets } from './modules/submissions/target-cache.ts';
 
 /** 32 MiB of record ids: eight million matches across the cached queries. */
 const MATCH_CACHE_BYTES = 32 * 1024 * 1024;
@@ -43,6 +44,7 @@ export async function openRuntime(
     authCache: new AuthCache(config.authCacheMs),
     matchCache: new MatchCache(MATCH_CACHE_BYTES),
     responseCache: new ResponseCache(config.listCacheMs),
+    submissionTargets: new SubmissionTargets(),
     jobWakeup: new JobWakeup(),
     mailer: options.mailer ?? createLogMailer((line) => console.log(line)),
   };

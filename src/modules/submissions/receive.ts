@@ -13,7 +13,7 @@ import * as forms from '../forms/repository.ts';
 import { buildFormSchema, type FormSchema } from './form-schema.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
 import * as repo from './repository.ts';
-import { SubmissionTargets, submissionTargetsOf, type SubmissionAccess } from './target-cache.ts';
+import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';
 
 export interface UploadedMedia {
   name: string;
@@ -143,7 +143,7 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
   const identity = peekIdentity(xml);
   // Remembered decisions serve only submissions without media, which are re-checked inside their
   // one insert statement; anything else (media, an edit, a refusal) is decided afresh.
-  const targets = submissionTargetsOf(ctx.db);
+  const targets = ctx.submissionTargets;
   const key = SubmissionTargets.key(target.ownerless, target.username, identity.idString, identity.formhubUuid, isAuthenticated(ctx.actor) ? ctx.actor.user.id : null);
   const nowMs = ctx.clock.now().getTime();
   const remembered = upload.media.length === 0 ? targets.get(key, nowMs) : undefined;

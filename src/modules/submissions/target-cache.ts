@@ -1,11 +1,10 @@
-// Who may submit to which form, remembered per database handle so that a stream of submissions
+// Who may submit to which form, remembered per process (deps.submissionTargets) so that a stream of submissions
 // from one device costs no lookups (owner, form, role) before its insert. Nothing here is trusted
 // blindly: the insert re-checks every fact a remembered decision rests on in the same statement
 // (repo.insertInstanceIfStillAllowed), and a failed check sends the submission down the full path
 // again. So a form deactivated, a role revoked or an account set to require auth, by this process
 // or any other, takes effect at the next submission.
 import type { Role } from '../../access/roles.ts';
-import type { Db } from '../../platform/db.ts';
 import type { SubmissionForm } from './repository.ts';
 
 /** A decision that a caller may submit to a form, with the facts it was made from. */
@@ -51,16 +50,4 @@ export class SubmissionTargets {
   forget(key: string): void {
     this.#entries.delete(key);
   }
-}
-
-const byDatabase = new WeakMap<Db, SubmissionTargets>();
-
-/** The decisions made against one database (tests run several in one process). */
-export function submissionTargetsOf(db: Db): SubmissionTargets {
-  let targets = byDatabase.get(db);
-  if (!targets) {
-    targets = new SubmissionTargets();
-    byDatabase.set(db, targets);
-  }
-  return targets;
 }
