@@ -7,7 +7,7 @@
 // answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own, or
 // facts read from the meta ids) are left to the parser.
 import { FIELD_NUMERIC, type FormSchema } from '../modules/submissions/form-schema.ts';
-import { coerceNumeric, type RecordValue, type SubmissionRecord } from '../modules/submissions/instance-xml.ts';
+import { coerceNumeric, secondsOf, type RecordValue, type SubmissionRecord } from '../modules/submissions/instance-xml.ts';
 import type { ImportForm, ImportSection } from './form-model.ts';
 
 /** What the record builder needs from the parser's view of the form. */
@@ -27,7 +27,6 @@ export interface RecordFacts {
 const PYTHON_BLANK = /^[\t-\r\u001C-\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]*$/;
 // Python's float() syntax, which decides whether a geopoint is readable.
 const PYTHON_FLOAT = /^\s*[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+(?:_\d+)*)?\s*$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
 /** The answer as the parser would read it back from the XML, or null when it would find none. */
 export function storedText(value: string): string | null {
@@ -71,17 +70,6 @@ function pythonFloat(text: string): number | null {
   if (!PYTHON_FLOAT.test(text)) return null;
   const value = Number(text.replaceAll('_', ''));
   return Number.isFinite(value) ? value : null;
-}
-
-function secondsOf(value: RecordValue | undefined): number | null {
-  if (typeof value !== 'string') return null;
-  const match = DATE_TIME.exec(value.slice(0, 19));
-  if (!match) return null;
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
-  const time = Date.UTC(year, month - 1, day, hour, minute, second);
-  const date = new Date(time);
-  if (date.getUTCDate() !== day || date.getUTCMonth() !== month - 1 || hour > 23 || minute > 59 || second > 59) return null;
-  return time / 1000;
 }
 
 /**

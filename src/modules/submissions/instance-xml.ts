@@ -390,7 +390,7 @@ function geolocationOf(schema: FormSchema, values: Map<string, string[]>): [numb
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
 /** onadata's calculate_duration: the first 19 characters as `%Y-%m-%dT%H:%M:%S`, zones ignored. */
-function secondsOf(value: RecordValue | undefined): number | null {
+export function secondsOf(value: RecordValue | undefined): number | null {
   if (typeof value !== 'string') return null;
   const match = DATE_TIME.exec(value.slice(0, 19));
   if (!match) return null;
