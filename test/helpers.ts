@@ -180,3 +180,26 @@ export function multipart(fields: Record<string, string>, files: MultipartFile[]
   parts.push(Buffer.from(`--${boundary}--\r\n`));
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
+
+/** Publishes an XLSForm through POST /api/v1/forms as `user` and returns its form id. */
+export async function publishForm(app: FastifyInstance, user: TestUser, file: MultipartFile): Promise<number> {
+  const body = multipart({}, [file]);
+  const res = await app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...user.auth, ...body.headers } });
+  if (res.statusCode !== 201) throw new Error(`publishing ${file.fileName} answered ${res.statusCode}: ${res.body}`);
+  return Number(res.json().formid);
+}
+
+/** Posts an OpenRosa submission: the instance XML as `xml_submission_file`, then any media files. */
+export async function postSubmission(
+  app: FastifyInstance,
+  url: string,
+  xml: string,
+  headers: Record<string, string> = {},
+  media: Array<{ name: string; content: Buffer; type: string }> = [],
+): Promise<LightMyRequestResponse> {
+  const body = multipart({}, [
+    { name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' },
+    ...media.map((m) => ({ name: m.name, fileName: m.name, content: m.content, contentType: m.type })),
+  ]);
+  return app.inject({ method: 'POST', url, payload: body.payload, headers: { ...headers, ...body.headers } });
+}

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { createUser, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 
@@ -12,8 +12,7 @@ let bob: TestUser;
 let formId: number;
 
 async function submit(xml: string): Promise<void> {
-  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' }]);
-  const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  const res = await postSubmission(server.app, '/bob/submission', xml, bob.auth);
   assert.equal(res.statusCode, 201, res.body);
 }
 
@@ -32,10 +31,7 @@ async function page(query: object, pageNumber = 1, pageSize = 2): Promise<{ name
 before(async () => {
   server = await startTestServer();
   bob = await createUser(server.app, 'bob');
-  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
-  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
-  assert.equal(res.statusCode, 201, res.body);
-  formId = Number(res.json().formid);
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
 });
 after(() => server.close());
 

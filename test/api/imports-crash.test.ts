@@ -3,96 +3,24 @@
 // exactly once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { multipart } from '../helpers.ts';
+import { createServerStorage, type ServerStorage } from '../server-process.ts';
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(import.meta.dirname, '../fixtures/imports');
 // Enough rows that the job is still running when a poll sees its progress: on PostgreSQL rows go
 // straight into the records, several times faster than PGlite's staging.
 const ROWS = process.env['DATABASE_URL'] ? 30_000 : 6000;
+const SERVER_ENV = { WORKERS: '1' };
 
-let dataDir: string;
-let databaseUrl: string | undefined;
-let dropDatabase: (() => Promise<void>) | undefined;
-
-async function adminQuery(serverUrl: string, text: string): Promise<void> {
-  const admin = new URL(serverUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
+let storage: ServerStorage;
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'gather-import-crash-'));
-  const serverUrl = process.env['DATABASE_URL'];
-  if (serverUrl) {
-    const name = `gather_import_crash_${process.pid}_${randomBytes(3).toString('hex')}`;
-    await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  }
+  storage = await createServerStorage();
 });
 after(async () => {
-  rmSync(dataDir, { recursive: true, force: true });
-  await dropDatabase?.();
+  await storage.remove();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-interface Server {
-  baseUrl: string;
-  child: ChildProcess;
-}
-
-async function startServer(): Promise<Server> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SECRET_KEY: 'import-crash-secret', LOG_LEVEL: 'warn', WORKERS: '1' };
-  delete env['DATABASE_URL'];
-  delete env['NODE_TEST_CONTEXT'];
-  if (databaseUrl) env['DATABASE_URL'] = databaseUrl;
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'ignore'] });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${baseUrl}/api/v1/`)).ok) return { baseUrl, child };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function kill(server: Server): Promise<void> {
-  const exited = new Promise((r) => server.child.once('exit', r));
-  server.child.kill('SIGKILL');
-  await exited;
-}
 
 /** good.csv's rows over and over, each a new record (no _uuid, no instanceID). */
 function bigCsv(rows: number): string {
@@ -104,7 +32,7 @@ function bigCsv(rows: number): string {
 }
 
 test('an import killed mid-job is never half applied and completes exactly once after a restart', async () => {
-  let server = await startServer();
+  let server = await storage.start(SERVER_ENV);
   let auth = '';
   try {
     const registered = await fetch(`${server.baseUrl}/api/v1/profiles`, {
@@ -143,9 +71,9 @@ test('an import killed mid-job is never half applied and completes exactly once 
       if (!progressed) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(progressed, 'the import job reported progress');
-    await kill(server);
+    await server.kill();
 
-    server = await startServer();
+    server = await storage.start(SERVER_ENV);
     const afterRestart = await count();
     assert.ok(afterRestart === 0 || afterRestart === ROWS, `after the restart: ${afterRestart} records`);
 
@@ -159,6 +87,6 @@ test('an import killed mid-job is never half applied and completes exactly once 
     assert.equal(final.body['additions'], ROWS);
     assert.equal(await count(), ROWS);
   } finally {
-    await kill(server);
+    await server.kill();
   }
 });

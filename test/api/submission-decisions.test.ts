@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { createUser, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 
@@ -16,8 +16,7 @@ let alice: TestUser;
 let formId: number;
 
 async function submit(url: string, headers: Record<string, string> = {}, xml = householdXml({ uuid: randomUUID() })) {
-  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' }]);
-  return server.app.inject({ method: 'POST', url, payload: body.payload, headers: { ...headers, ...body.headers } });
+  return postSubmission(server.app, url, xml, headers);
 }
 
 /** A write this process does not see being made: what another server process would do. */
@@ -34,10 +33,7 @@ before(async () => {
   server = await startTestServer();
   bob = await createUser(server.app, 'bob');
   alice = await createUser(server.app, 'alice');
-  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
-  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
-  assert.equal(res.statusCode, 201, res.body);
-  formId = Number(res.json().formid);
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
 });
 after(() => server.close());
 

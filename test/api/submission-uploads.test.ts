@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { multipart, startTestServer, type TestServer, type TestUser, createUser } from '../helpers.ts';
+import { createUser, multipart, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 
@@ -39,10 +39,7 @@ async function attachmentSizes(uuid: string): Promise<number[]> {
 before(async () => {
   server = await startTestServer({ UPLOAD_LIMIT: String(UPLOAD_LIMIT) });
   bob = await createUser(server.app, 'bob');
-  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
-  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
-  assert.equal(res.statusCode, 201, res.body);
-  formId = Number(res.json().formid);
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
 });
 after(() => server.close());
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { basic, createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { basic, createUser, multipart, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 
@@ -12,26 +12,15 @@ let formId: number;
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2b3b7d30000000049454e44ae426082', 'hex');
 
-function submission(xml: string, media: Array<{ name: string; content: Buffer; type: string }> = []) {
-  return multipart({}, [
-    { name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' },
-    ...media.map((m) => ({ name: m.name, fileName: m.name, content: m.content, contentType: m.type })),
-  ]);
-}
-
 async function submit(url: string, xml: string, headers: Record<string, string> = {}, media: Array<{ name: string; content: Buffer; type: string }> = []) {
-  const body = submission(xml, media);
-  return server.app.inject({ method: 'POST', url, payload: body.payload, headers: { ...headers, ...body.headers } });
+  return postSubmission(server.app, url, xml, headers, media);
 }
 
 before(async () => {
   server = await startTestServer();
   bob = await createUser(server.app, 'bob');
   alice = await createUser(server.app, 'alice');
-  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
-  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
-  assert.equal(res.statusCode, 201, res.body);
-  formId = Number(res.json().formid);
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
 });
 after(() => server.close());
 
