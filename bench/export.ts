@@ -9,12 +9,13 @@
 // database (`gather_bench_export`) is kept and reused while its record count matches.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { cpuSeconds, loadAverage, peakRssMb, resetPeakRss } from './_proc.ts';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, repoRoot } from './_server.ts';
 import { buildFormSchema, type FormSchema } from '../src/modules/submissions/form-schema.ts';
 import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
@@ -235,30 +236,6 @@ async function load(records: number): Promise<void> {
   });
 }
 
-/** CPU seconds the process has used (user + system): a figure the machine's other load barely moves. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of /proc/<pid>/stat (utime, stime), in clock ticks of 1/100 s.
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return Math.round(kb / 1024);
-}
-
-/** Resets the kernel's peak-RSS mark so each measurement has its own (Linux: clear_refs 5). */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function drain(response: Response): Promise<number> {
   if (!response.body) return 0;
   let bytes = 0;
@@ -277,7 +254,7 @@ interface Measurement {
 
 async function measureDirect(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
   const pid = server.child.pid ?? 0;
-  resetPeak(pid);
+  resetPeakRss(pid);
   const cpu = cpuSeconds(pid);
   const started = performance.now();
   const response = await fetch(`${server.baseUrl}/api/v1/forms/${formId}.${format}`, { headers: auth });
@@ -288,7 +265,7 @@ async function measureDirect(server: Server, auth: Record<string, string>, formI
 
 async function measureJob(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
   const pid = server.child.pid ?? 0;
-  resetPeak(pid);
+  resetPeakRss(pid);
   const cpu = cpuSeconds(pid);
   const started = performance.now();
   const url = `${server.baseUrl}/api/v1/forms/${formId}/export_async?format=${format}`;
@@ -354,14 +331,13 @@ export async function main(args: string[]): Promise<void> {
         results.push(result);
       }
     }
-    console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeak(server.child.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
+    console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeakRss(server.child.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
     printTable(
       ['format', 'mode', 'seconds', 'server CPU s', 'MB', 'records/s', 'peak RSS MB'],
       results.map((r) => [r.format, r.mode, r.seconds.toFixed(1), r.cpu.toFixed(1), r.megabytes.toFixed(1), Math.round(records / r.seconds), r.peakMb]),
     );
     console.log('targets: CSV ≤ 15 s, XLSX ≤ 60 s, peak RSS ≤ 300 MB');
-    const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    console.log(`machine load average during the run: ${loadAverage} (server CPU s is the figure to compare when the machine is busy)`);
+    console.log(`machine load average during the run: ${loadAverage()} (server CPU s is the figure to compare when the machine is busy)`);
   } finally {
     await server.stop();
   }

@@ -15,6 +15,7 @@ import { convert } from '../packages/xlsform/src/index.ts';
 import pg from 'pg';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
 import { BENCH_FORM } from './_instances.ts';
+import { cpuSeconds, peakRssMb, resetPeakRss } from './_proc.ts';
 
 const pick = <T>(items: readonly T[], n: number): T => items[n % items.length] as T;
 
@@ -93,37 +94,12 @@ export function writeXlsx(path: string, rows: number, assets: readonly string[])
   writeFileSync(path, XLSX.write(book, { type: 'buffer', bookType: 'xlsx', compression: true }) as Buffer);
 }
 
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024);
-}
-
-function resetPeak(pid: number): void {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    // not Linux, or not allowed: the figure is then the process's lifetime peak
-  }
-}
-
 async function publish(baseUrl: string, token: string): Promise<number> {
   const form = new FormData();
   form.append('xls_file', new Blob([readFileSync(BENCH_FORM)]), 'bench_household.xlsx');
   const res = await fetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}` }, body: form });
   if (res.status !== 201) throw new Error(`publish failed ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { formid: number }).formid;
-}
-
-/** user + system CPU seconds a process has used so far (0 once it is gone). */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the file, in clock ticks (100 a second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /**
@@ -176,7 +152,7 @@ interface Run {
 async function importFile(
   baseUrl: string, token: string, formId: number, pid: number, dbName: string | null, field: string, path: string, name: string,
 ): Promise<Run> {
-  resetPeak(pid);
+  resetPeakRss(pid);
   const backend = new BackendCpu(dbName);
   await backend.begin();
   const cpuBefore = cpuSeconds(pid);

@@ -9,6 +9,7 @@ import { Pool } from 'undici';
 import pg from 'pg';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
 import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { cpuSeconds, loadAverage } from './_proc.ts';
 
 async function publishBenchForm(baseUrl: string, token: string): Promise<number> {
   const boundary = '----benchform';
@@ -20,17 +21,6 @@ async function publishBenchForm(baseUrl: string, token: string): Promise<number>
   const res = await fetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
   if (res.status !== 201) throw new Error(`publish failed ${res.status}: ${await res.text()}`);
   return ((await res.json()) as { formid: number }).formid;
-}
-
-/** user + system CPU milliseconds of one process (fields 14 and 15 of /proc/<pid>/stat, in 1/100 s). */
-function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0; // the process has gone
-  }
 }
 
 /** CPU milliseconds of a process and all its descendants (the cluster's workers). */
@@ -52,7 +42,7 @@ function treeCpuMs(root: number): number {
   const pending = [root];
   while (pending.length) {
     const pid = pending.pop() as number;
-    total += processCpuMs(pid);
+    total += cpuSeconds(pid) * 1000;
     pending.push(...(children.get(pid) ?? []));
   }
   return total;
@@ -73,7 +63,7 @@ async function backendCpu(database: string | undefined): Promise<Map<number, num
   await client.connect();
   try {
     const result = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
-    for (const row of result.rows) cpu.set(row.pid, processCpuMs(row.pid));
+    for (const row of result.rows) cpu.set(row.pid, cpuSeconds(row.pid) * 1000);
   } finally {
     await client.end();
   }
@@ -85,10 +75,6 @@ function backendCpuUsed(before: Map<number, number>, after: Map<number, number>)
   let total = 0;
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
-}
-
-function loadAverage(): string {
-  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
 async function ingest(baseUrl: string, token: string, total: number, concurrency: number, offset: number) {
