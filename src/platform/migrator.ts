@@ -1,11 +1,12 @@
 // Applies migrations/NNNN_name.sql in order, each in its own transaction, recording the version.
 // An advisory lock makes concurrent starts against one PostgreSQL server take turns.
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
+import { PROJECT_ROOT } from './project-root.ts';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+const MIGRATIONS_DIR = join(PROJECT_ROOT, 'migrations') + '/';
 const LOCK_ID = 7_306_118; // arbitrary, constant for Gather
 
 export async function migrate(db: Db, log: (line: string) => void = () => {}): Promise<string[]> {
