@@ -7,7 +7,7 @@
 // answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own, or
 // facts read from the meta ids) are left to the parser.
 import { FIELD_NUMERIC, type FormSchema } from '../modules/submissions/form-schema.ts';
-import { coerceNumeric, secondsOf, type RecordValue, type SubmissionRecord } from '../modules/submissions/instance-xml.ts';
+import { coerceNumeric, secondsOf, type RecordValue } from '../modules/submissions/instance-xml.ts';
 import type { ImportForm, ImportSection } from './form-model.ts';
 
 /** What the record builder needs from the parser's view of the form. */
@@ -36,12 +36,6 @@ export function storedText(value: string): string | null {
 
 export function storedValue(rules: RecordRules, path: string, text: string): RecordValue {
   return ((rules.fieldFlags.get(path) ?? 0) & FIELD_NUMERIC) !== 0 ? coerceNumeric(text) : text;
-}
-
-/** Sets a key even when it is `__proto__`. */
-export function setRecordKey(record: SubmissionRecord, key: string, value: RecordValue): void {
-  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
-  else record[key] = value;
 }
 
 function sectionMapsOneToOne(section: ImportSection): boolean {
@@ -73,10 +67,12 @@ function pythonFloat(text: string): number | null {
 }
 
 /**
- * The facts of a record from its top-level values and the geopoint and media answers found
- * anywhere in it (by path, in document order).
+ * The facts of a record from its top-level start and end answers (undefined when it has none)
+ * and the geopoint and media answers found anywhere in it (by path, in document order).
  */
-export function recordFacts(rules: RecordRules, record: SubmissionRecord, found: ReadonlyMap<string, readonly string[]>): RecordFacts {
+export function recordFacts(
+  rules: RecordRules, top: { start: RecordValue | undefined; end: RecordValue | undefined }, found: ReadonlyMap<string, readonly string[]>,
+): RecordFacts {
   let geolocation: [number, number] | [null, null] | null = null;
   scan: for (const path of rules.geopointPaths) {
     for (const value of found.get(path) ?? []) {
@@ -92,8 +88,8 @@ export function recordFacts(rules: RecordRules, record: SubmissionRecord, found:
   }
   const mediaFiles = new Set<string>();
   for (const path of rules.mediaPaths) for (const value of found.get(path) ?? []) mediaFiles.add(value);
-  const start = secondsOf(Object.hasOwn(record, rules.startPath) ? record[rules.startPath] : undefined);
-  const end = secondsOf(Object.hasOwn(record, rules.endPath) ? record[rules.endPath] : undefined);
+  const start = secondsOf(top.start);
+  const end = secondsOf(top.end);
   return {
     geolocation: geolocation ?? [null, null],
     duration: start === null || end === null ? '' : end - start,
