@@ -126,6 +126,13 @@ export async function preferFastCompression(db: DbOrTx): Promise<void> {
     WHERE EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`.execute(db);
 }
 
+/**
+ * Rows per statement of an import's writes. A statement of exactly this many new records has one
+ * text, so it is prepared once per connection (platform/db.ts) rather than parsed and planned for
+ * every batch: a fifth of PostgreSQL's CPU per imported row.
+ */
+export const RECORD_BATCH_ROWS = 100;
+
 /** Columns of one row of the multi-row statements below, in their order. */
 function recordValues(r: StagedRow) {
   return sql`(${r.seq}::int, ${r.uuid}, ${r.xml}, ${r.json}::jsonb, ${r.version}, ${r.submittedBy}::int,
@@ -139,7 +146,8 @@ function recordValues(r: StagedRow) {
 export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: readonly StagedRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const { formId, now, status } = options;
-  const result = await sql`INSERT INTO instances
+  const prepared = sql.raw(rows.length === RECORD_BATCH_ROWS ? `/* prepared:import-insert-records-${RECORD_BATCH_ROWS} */ ` : '');
+  const result = await sql`${prepared}INSERT INTO instances
       (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint)
     SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, coalesce(r.date_created, ${now}::timestamptz),
       ${now}::timestamptz, r.total_media, r.has_geopoint
