@@ -187,9 +187,10 @@ export async function main(args: string[]): Promise<void> {
   const rows = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
   const xlsxIndex = args.indexOf('--xlsx-rows');
   const xlsxRows = xlsxIndex >= 0 ? Number(args[xlsxIndex + 1]) : rows;
-  // `--node-options '--max-semi-space-size=64'`: flags for the server process (e.g. to try GC settings).
+  // `--node-options '--max-semi-space-size=64'` or `'--cpu-prof --cpu-prof-dir=/tmp/prof'`: flags for
+  // the server's node (passed on its command line: NODE_OPTIONS refuses --cpu-prof).
   const nodeOptionsIndex = args.indexOf('--node-options');
-  const serverNodeOptions: Record<string, string> = nodeOptionsIndex >= 0 ? { NODE_OPTIONS: args[nodeOptionsIndex + 1] ?? '' } : {};
+  const serverNodeArgs = nodeOptionsIndex >= 0 ? (args[nodeOptionsIndex + 1] ?? '').split(/\s+/).filter((a) => a !== '') : [];
   const backends: Backend[] = [];
   if (await postgresAvailable()) backends.push('postgres');
   if (args.includes('--pglite') || backends.length === 0) backends.push('pglite');
@@ -211,7 +212,7 @@ export async function main(args: string[]): Promise<void> {
   let port = 18_900;
   try {
     for (const backend of backends) {
-      const server = await startServer(backend, port++, { WORKERS: '1', UPLOAD_LIMIT: String(1024 * 1024 * 1024), ...serverNodeOptions });
+      const server = await startServer(backend, port++, { WORKERS: '1', UPLOAD_LIMIT: String(1024 * 1024 * 1024) }, serverNodeArgs);
       try {
         const pid = server.process.pid ?? 0;
         const token = await createAccount(server.baseUrl, 'benchuser');
