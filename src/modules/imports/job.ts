@@ -15,6 +15,7 @@ import { applyImport, importDirectly, ImportRefused, readRows, stageImport, type
 import { IMPORT_JOB, lookupConnection, type ImportJobPayload } from './service.ts';
 import { makeTempDir } from './upload.ts';
 import { countCsvRows } from './readers/csv.ts';
+import { countXlsxRows } from './readers/xlsx.ts';
 
 async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Promise<void> {
   const out = createWriteStream(path);
@@ -32,6 +33,7 @@ async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Prom
 
 async function countRows(kind: ImportJobPayload['kind'], path: string, signal: AbortSignal): Promise<number> {
   if (kind === 'csv') return countCsvRows(path);
+  if (kind === 'xlsx') return countXlsxRows(path);
   let rows = -1;
   for await (const row of readRows(kind, path)) {
     void row;

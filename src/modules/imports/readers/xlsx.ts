@@ -187,16 +187,97 @@ function numberText(raw: string): string {
   return Number.isFinite(value) ? String(value) : raw;
 }
 
+/** The workbook's entries, facts and first sheet. */
+async function openFirstSheet(zip: ZipFile): Promise<{ entries: Map<string, Entry>; facts: WorkbookFacts; sheet: Entry }> {
+  const entries = await listEntries(zip);
+  const workbook = entries.get('xl/workbook.xml');
+  if (!workbook) throw new ImportFileError(NOT_A_WORKBOOK);
+  const facts = await readWorkbook(zip, workbook);
+  const sheetPath = await firstSheetPath(zip, entries, facts.firstSheetRelId);
+  const sheet = sheetPath === undefined ? undefined : entries.get(sheetPath);
+  if (!sheet) throw new ImportFileError(NOT_A_WORKBOOK);
+  return { entries, facts, sheet };
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const COLON = 0x3a;
+/** Bytes that end a tag's name: whitespace, `>` and `/`. */
+const NAME_END = new Uint8Array(256);
+for (const byte of [0x20, 0x09, 0x0a, 0x0d, GT, SLASH]) NAME_END[byte] = 1;
+/** A row's start tag is short; a "tag" running longer than this is no row of a sheet Excel can open. */
+const MAX_TAG_BYTES = 64 * 1024;
+
+const ROW = Buffer.from('row');
+const VALUE = Buffer.from('v');
+const INLINE_STRING = Buffer.from('is');
+
+/** Whether bytes [start, end) are the tag name `name`, with or without a namespace prefix. */
+function isTagName(data: Buffer, start: number, end: number, name: Buffer): boolean {
+  const length = end - start;
+  if (length < name.length || data.compare(name, 0, name.length, end - name.length, end) !== 0) return false;
+  return length === name.length || data[end - name.length - 1] === COLON;
+}
+
+/**
+ * Rows of the first sheet that hold a value (a `<v>` or `<is>` inside a `<row>`), counted from
+ * its XML's tags without parsing it, several times faster than reading the rows: the total of an
+ * import job's progress. Rows of formatted empty cells, which the reader skips, are not counted;
+ * nor is the header row.
+ */
+export async function countXlsxRows(path: string): Promise<number> {
+  const zip = await openZip(path);
+  try {
+    const { sheet } = await openFirstSheet(zip);
+    const stream = await zip.openReadStreamPromise(sheet);
+    let rows = 0;
+    // Inside a row that has shown no value yet.
+    let inRow = false;
+    let carry: Buffer | null = null;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        const data: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
+        carry = null;
+        let at = data.indexOf(LT);
+        while (at >= 0) {
+          let end = at + 1;
+          while (end < data.length && NAME_END[data[end] as number] === 0) end++;
+          if (end >= data.length) {
+            carry = data.subarray(at);
+            break;
+          }
+          if (isTagName(data, at + 1, end, ROW)) {
+            const close = data.indexOf(GT, end);
+            if (close < 0) {
+              carry = data.subarray(at);
+              break;
+            }
+            inRow = data[close - 1] !== SLASH;
+            at = data.indexOf(LT, close);
+            continue;
+          }
+          if (inRow && (isTagName(data, at + 1, end, VALUE) || isTagName(data, at + 1, end, INLINE_STRING))) {
+            rows++;
+            inRow = false;
+          }
+          at = data.indexOf(LT, end);
+        }
+        if (carry !== null && carry.length > MAX_TAG_BYTES) throw new ImportFileError(NOT_A_WORKBOOK);
+      }
+    } finally {
+      stream.destroy();
+    }
+    return Math.max(rows - 1, 0);
+  } finally {
+    zip.close();
+  }
+}
+
 export async function* readXlsxRows(path: string): AsyncGenerator<string[]> {
   const zip = await openZip(path);
   try {
-    const entries = await listEntries(zip);
-    const workbook = entries.get('xl/workbook.xml');
-    if (!workbook) throw new ImportFileError(NOT_A_WORKBOOK);
-    const facts = await readWorkbook(zip, workbook);
-    const sheetPath = await firstSheetPath(zip, entries, facts.firstSheetRelId);
-    const sheet = sheetPath === undefined ? undefined : entries.get(sheetPath);
-    if (!sheet) throw new ImportFileError(NOT_A_WORKBOOK);
+    const { entries, facts, sheet } = await openFirstSheet(zip);
     const shared = await readSharedStrings(zip, entries.get('xl/sharedStrings.xml'));
     const dateStyles = await readDateStyles(zip, entries.get('xl/styles.xml'));
 
