@@ -1,7 +1,8 @@
-// `npm run bench -- import [rows] [--pglite] [--xlsx-rows N] [--node-options FLAGS]`: imports ROWS records of the bench form
+// `npm run bench -- import [rows] [--sizes N,M] [--pglite] [--xlsx-rows N] [--node-options FLAGS]`: imports ROWS records of the bench form
 // (../shared/bench) from a CSV in the export's layout (groups as paths, three `member[n]/…` repeat
 // blocks, split select_multiple columns, geopoint parts, meta columns) and from an XLSX of the
-// same rows, as import jobs on a real server; prints rows/s, file size, the server's peak RSS, and
+// same rows, as import jobs on a real server; prints rows/s, file size, the server's RSS before and
+// at its peak during each import (--sizes: several CSV sizes, to show that memory is flat), and
 // CPU milliseconds per row of the server process and of its PostgreSQL backends (wall rates on a
 // shared machine follow its load, printed beside them; CPU per row does not).
 // Target (issue 7): ≥ 10,000 rows/s from CSV on PostgreSQL, memory flat in the file size.
@@ -183,10 +184,20 @@ async function importFile(
   return { seconds, additions: result.additions ?? 0, peakMb: peakRssMb(pid), serverCpu, backendCpu: await backend.end(), load };
 }
 
+/** The process's resident set now (VmRSS) in MB: the baseline of each run. */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1024);
+}
+
 export async function main(args: string[]): Promise<void> {
   const rows = Number(args.find((a) => /^\d+$/.test(a)) ?? 100_000);
+  // `--sizes 100000,300000`: CSV imports of each size, one after the other on the same server, so
+  // that the table shows whether peak memory follows the file's size (it must not).
+  const sizesIndex = args.indexOf('--sizes');
+  const sizes = sizesIndex >= 0 ? (args[sizesIndex + 1] ?? '').split(',').map(Number).filter((n) => n > 0) : [rows];
   const xlsxIndex = args.indexOf('--xlsx-rows');
-  const xlsxRows = xlsxIndex >= 0 ? Number(args[xlsxIndex + 1]) : rows;
+  const xlsxRows = xlsxIndex >= 0 ? Number(args[xlsxIndex + 1]) : (sizes[0] ?? rows);
   // `--node-options '--max-semi-space-size=64'` or `'--cpu-prof --cpu-prof-dir=/tmp/prof'`: flags for
   // the server's node (passed on its command line: NODE_OPTIONS refuses --cpu-prof).
   const nodeOptionsIndex = args.indexOf('--node-options');
@@ -197,15 +208,20 @@ export async function main(args: string[]): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'gather-import-bench-'));
   const assets = assetChoices();
-  const csvPath = join(dir, 'bench.csv');
-  const xlsxPath = join(dir, 'bench.xlsx');
-  let t = performance.now();
-  await writeCsv(csvPath, rows, assets);
-  console.log(`CSV: ${rows} rows, ${(statSync(csvPath).size / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  t = performance.now();
+  const runs: Array<[string, string, string, number]> = [];
+  for (const size of sizes) {
+    const csvPath = join(dir, `bench-${size}.csv`);
+    const t = performance.now();
+    await writeCsv(csvPath, size, assets);
+    console.log(`CSV: ${size} rows, ${(statSync(csvPath).size / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    runs.push(['csv', 'csv_file', csvPath, size]);
+  }
   if (xlsxRows > 0) {
+    const xlsxPath = join(dir, 'bench.xlsx');
+    const t = performance.now();
     writeXlsx(xlsxPath, xlsxRows, assets);
     console.log(`XLSX: ${xlsxRows} rows, ${(statSync(xlsxPath).size / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    runs.push(['xlsx', 'xls_file', xlsxPath, xlsxRows]);
   }
 
   const table: Array<Array<string | number>> = [];
@@ -216,20 +232,20 @@ export async function main(args: string[]): Promise<void> {
       try {
         const pid = server.process.pid ?? 0;
         const token = await createAccount(server.baseUrl, 'benchuser');
-        const idleMb = peakRssMb(pid);
-        const runs: Array<[string, string, string, number]> = [['csv', 'csv_file', csvPath, rows]];
-        if (xlsxRows > 0) runs.push(['xlsx', 'xls_file', xlsxPath, xlsxRows]);
         for (const [format, field, path, count] of runs) {
           const formId = await publish(server.baseUrl, token);
           // The database name bench/_server.ts gives a PostgreSQL server's database.
           const dbName = backend === 'postgres' ? `gather_bench_${process.pid}_${port - 1}` : null;
+          const beforeMb = rssMb(pid);
           const run = await importFile(server.baseUrl, token, formId, pid, dbName, field, path, `bench.${format}`);
           if (run.additions !== count) throw new Error(`${format}: ${run.additions} of ${count} rows imported`);
           const perRow = (cpu: number | null): string => (cpu === null ? '-' : ((cpu * 1000) / count).toFixed(3));
-          table.push([
+          const row = [
             backend, format, count, run.seconds.toFixed(1), Math.round(count / run.seconds), perRow(run.serverCpu), perRow(run.backendCpu),
-            run.load.toFixed(1), idleMb, run.peakMb,
-          ]);
+            run.load.toFixed(1), beforeMb, run.peakMb,
+          ];
+          console.log(row.join(' | '));
+          table.push(row);
         }
       } finally {
         await server.stop();
@@ -238,5 +254,5 @@ export async function main(args: string[]): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  printTable(['backend', 'format', 'rows', 'seconds', 'rows/s', 'server CPU ms/row', 'PG CPU ms/row', 'load (1 min)', 'idle RSS MB', 'peak RSS MB'], table);
+  printTable(['backend', 'format', 'rows', 'seconds', 'rows/s', 'server CPU ms/row', 'PG CPU ms/row', 'load (1 min)', 'RSS before MB', 'peak RSS MB'], table);
 }
