@@ -141,6 +141,14 @@ function submissionTimeOf(text: string): string | null {
   return /(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(normalised) ? normalised : `${normalised}+00:00`;
 }
 
+/** An element's XML tags and the starts of its JSON member (first in its object, or after another). */
+interface ElementTexts {
+  readonly open: string;
+  readonly close: string;
+  readonly firstMember: string;
+  readonly nextMember: string;
+}
+
 /**
  * Where the walk writes the record of a section, as JSON members (`"path":value,…`: written as
  * text rather than built as an object and stringified, which cost a fifth of a row's time), and
@@ -160,12 +168,16 @@ export class RowBuilder {
   readonly #formhub: string;
   readonly #close: string;
   readonly #formUuid: string | null;
+  readonly #formhubMember: string;
   /** null: records come from parsing the XML. */
   readonly #rules: RecordRules | null;
   /** Paths whose answers the record's facts are computed from. */
   readonly #factPaths: ReadonlySet<string>;
-  /** `"path":` of every element, as its JSON member begins. */
-  readonly #memberKeys = new Map<string, string>();
+  /**
+   * Each element's tags and JSON member keys, written once here: spelling them out for every row
+   * took a dozen small strings per answer, most of a row's allocation.
+   */
+  readonly #texts = new Map<ImportElement, ElementTexts>();
 
   constructor(form: ImportForm, plan: HeaderPlan, identity: InstanceIdentity, rules: RecordRules) {
     this.#plan = plan;
@@ -176,13 +188,19 @@ export class RowBuilder {
     this.#formUuid = storedText(identity.formUuid);
     this.#rules = canBuildRecords(form, rules) ? rules : null;
     this.#factPaths = new Set([...rules.geopointPaths, ...rules.mediaPaths]);
-    for (const path of form.byPath.keys()) this.#memberKeys.set(path, `${JSON.stringify(path)}:`);
+    this.#formhubMember = `${JSON.stringify('formhub/uuid')}:`;
+    const describe = (section: ImportSection): void => {
+      for (const element of section.children) {
+        const key = `${JSON.stringify(element.path)}:`;
+        this.#texts.set(element, { open: `<${element.name}>`, close: `</${element.name}>`, firstMember: key, nextMember: `,${key}` });
+        if (element.kind !== 'question') describe(element);
+      }
+    };
+    describe(form.root);
   }
 
-  #memberKey(path: string): string {
-    let key = this.#memberKeys.get(path);
-    if (key === undefined) this.#memberKeys.set(path, (key = `${JSON.stringify(path)}:`));
-    return key;
+  #textsOf(element: ImportElement): ElementTexts {
+    return this.#texts.get(element) as ElementTexts;
   }
 
   prepare(cells: readonly string[]): PreparedResult {
@@ -265,7 +283,7 @@ export class RowBuilder {
     const top: { start: RecordValue | undefined; end: RecordValue | undefined } = { start: undefined, end: undefined };
     const sink: RecordSink | null = rules === null ? null : { members: '', found: new Map(), top };
     if (sink !== null && rules !== null && this.#formUuid !== null) {
-      sink.members = `${this.#memberKey('formhub/uuid')}${JSON.stringify(storedValue(rules, 'formhub/uuid', this.#formUuid))}`;
+      sink.members = `${this.#formhubMember}${JSON.stringify(storedValue(rules, 'formhub/uuid', this.#formUuid))}`;
     }
     const body = this.#children(this.#form.root, root, true, sink);
     // Split (and so flattened) where the meta ids go; no meta group: they go in one at the end.
@@ -329,41 +347,44 @@ export class RowBuilder {
       if (atRoot && (element.path === 'meta/instanceID' || element.path === 'meta/deprecatedID')) return '';
       const value = entry.values.get(element);
       if (value === undefined) return '';
-      if (sink !== null) this.#store(sink, element.path, value);
-      return `<${element.name}>${escapeText(value)}</${element.name}>`;
+      const texts = this.#textsOf(element);
+      if (sink !== null) this.#store(sink, element.path, texts, value);
+      return `${texts.open}${escapeText(value)}${texts.close}`;
     }
     if (element.kind === 'repeat') {
       const entries = entry.repeats?.get(element);
       if (!entries) return '';
+      const texts = this.#textsOf(element);
       let out = '';
       let items = '';
       for (const index of [...entries.keys()].sort((a, b) => a - b)) {
         const item: RecordSink | null = sink === null ? null : { members: '', found: sink.found, top: null };
         const inner = this.#children(element, entries.get(index) as Entry, false, item);
-        if (inner !== '') out += `<${element.name}>${inner}</${element.name}>`;
+        if (inner !== '') out += `${texts.open}${inner}${texts.close}`;
         // An entry whose answers were all blank is no entry to the parser.
-        if (item !== null && item.members !== '') items += `${items === '' ? '' : ','}{${item.members}}`;
+        if (item !== null && item.members !== '') items += `${items === '' ? '{' : ',{'}${item.members}}`;
       }
-      if (sink !== null && items !== '') this.#addMember(sink, element.path, `[${items}]`);
+      if (sink !== null && items !== '') this.#addMember(sink, texts, `[${items}]`);
       return out;
     }
+    const texts = this.#textsOf(element);
     const isMeta = atRoot && element.path === 'meta';
     const inner = this.#children(element, entry, atRoot, sink);
-    if (isMeta) return `<${element.name}>${inner}${META_MARKER}</${element.name}>`;
-    return inner === '' ? '' : `<${element.name}>${inner}</${element.name}>`;
+    if (isMeta) return `${texts.open}${inner}${META_MARKER}${texts.close}`;
+    return inner === '' ? '' : `${texts.open}${inner}${texts.close}`;
   }
 
-  #addMember(sink: RecordSink, path: string, json: string): void {
-    sink.members += `${sink.members === '' ? '' : ','}${this.#memberKey(path)}${json}`;
+  #addMember(sink: RecordSink, texts: ElementTexts, json: string): void {
+    sink.members = sink.members === '' ? `${texts.firstMember}${json}` : `${sink.members}${texts.nextMember}${json}`;
   }
 
-  #store(sink: RecordSink, path: string, value: string): void {
+  #store(sink: RecordSink, path: string, texts: ElementTexts, value: string): void {
     const text = storedText(value);
     if (text === null) return;
     const rules = this.#rules as RecordRules;
     const stored = storedValue(rules, path, text);
     // Paths are unique within a record here (canBuildRecords), so each member is written once.
-    this.#addMember(sink, path, JSON.stringify(stored));
+    this.#addMember(sink, texts, JSON.stringify(stored));
     if (sink.top !== null) {
       if (path === rules.startPath) sink.top.start = stored;
       if (path === rules.endPath) sink.top.end = stored;
