@@ -47,6 +47,11 @@ export class CsvEncoder {
     return this.flush();
   }
 
+  /** Adds a line as csvLine wrote it; the caller decides when to flush. */
+  add(line: string): void {
+    this.pending += line;
+  }
+
   /** Whatever is left (possibly empty). */
   flush(): Uint8Array {
     const chunk = this.encoder.encode(this.pending);

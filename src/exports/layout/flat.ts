@@ -111,6 +111,16 @@ class FlatPlanner {
       });
     }
     if (q.geopoint) {
+      // The four part columns of one record read the same answer: it is split once.
+      let lastValue: unknown;
+      let lastParts: string[] | undefined;
+      const partsOf = (value: unknown): string[] | undefined => {
+        if (value !== lastValue) {
+          lastValue = value;
+          lastParts = geopointParts(value);
+        }
+        return lastParts;
+      };
       for (let part = 0; part < 4; part++) {
         const header = this.display(geopointPartPath(raw, part), geopointPartPath(q.name, part));
         this.columns.push({
@@ -120,7 +130,7 @@ class FlatPlanner {
           read: (record) => {
             const value = locate(record)?.[q.path];
             if (value === undefined) return NA;
-            return geopointParts(value)?.[part] ?? '';
+            return partsOf(value)?.[part] ?? '';
           },
         });
       }

@@ -3,7 +3,10 @@
 import { labelText, type Choice, type ExportQuestion } from './form-model.ts';
 import type { ExportRecord, LinkContext } from './types.ts';
 
-const RISKY_FIRST = new Set(['=', '+', '-', '@', '%', '\t', '\r', '\n']);
+/** Whether a first character makes a spreadsheet read the cell as a formula: = + - @ % TAB CR LF. */
+function riskyFirst(code: number): boolean {
+  return code === 61 || code === 43 || code === 45 || code === 64 || code === 37 || code === 9 || code === 13 || code === 10;
+}
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
@@ -12,10 +15,10 @@ const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  * strings, negative numbers); `|` becomes `\|`.
  */
 export function sanitizeText(value: string): string {
+  // Called for nearly every cell of an export: the common case returns without allocating.
   let text = value;
-  const first = text[0];
-  if (first !== undefined && RISKY_FIRST.has(first) && !text.split(' ').every((t) => NUMBER.test(t))) text = `'${text}`;
-  return text.includes('|') ? text.replace(/\|/g, '\\|') : text;
+  if (text.length > 0 && riskyFirst(text.charCodeAt(0)) && !text.split(' ').every((t) => NUMBER.test(t))) text = `'${text}`;
+  return text.indexOf('|') === -1 ? text : text.replace(/\|/g, '\\|');
 }
 
 /** Flat CSV `_tags`: sorted, joined by `, `; a tag holding both a comma and a space is quoted. */

@@ -8,7 +8,7 @@ import { queryCondition } from '../submissions/query.ts';
 import type { ExportOptions } from './options.ts';
 import * as repo from './repository.ts';
 
-// Small enough that the page read ahead (see records()) is consumed before a young-generation
+// Small enough that the page read ahead (see pages()) is consumed before a young-generation
 // collection has to copy it twice; 2,000 records a page promoted about 1 GB per million records
 // to the old generation and doubled the server's peak memory.
 export const RECORD_PAGE_SIZE = 500;
@@ -29,6 +29,8 @@ export interface ExportSource {
   readonly baseUrl: string;
   /** A fresh pass over the records; each call starts again from the first record. */
   records(): AsyncIterable<ExportRecord>;
+  /** The same pass a database page at a time (formats that render a page in one go). */
+  pages(): AsyncIterable<ExportRecord[]>;
   /** Repeat block counts for flat layouts (one SQL aggregate per repeat). */
   repeatShape(): Promise<RepeatShape>;
   /** `<field>:<tag>` keys of osm questions found in the records. */
@@ -70,7 +72,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
 
   const readPage = (afterId: number) => repo.listExportRecords(deps.db, scope, afterId, RECORD_PAGE_SIZE, withAttachments);
 
-  async function* records(): AsyncGenerator<ExportRecord> {
+  async function* pages(): AsyncGenerator<ExportRecord[]> {
     let page = firstPage ?? (await readPage(0));
     firstPage = undefined;
     let next: Promise<repo.ExportRecordRow[]> | undefined;
@@ -81,11 +83,12 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
         // process work side by side instead of in turns.
         next = page.length < RECORD_PAGE_SIZE || last === undefined ? undefined : readPage(last.id);
         next?.catch(() => undefined); // a failure surfaces where it is awaited below
-        for (const row of page) yield exportRecord(row);
+        const records = page.map(exportRecord);
         // Emptied by hand: the driver's result objects often sit in V8's old generation, and
         // while they point at the rows every row survives young-generation collections and is
         // promoted, which grew the heap by hundreds of megabytes between full collections.
         page.length = 0;
+        if (records.length > 0) yield records;
         if (!next) return;
         page = await next;
         next = undefined;
@@ -96,11 +99,19 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     }
   }
 
+  async function* records(): AsyncGenerator<ExportRecord> {
+    for await (const page of pages()) {
+      yield* page;
+      page.length = 0; // see pages()
+    }
+  }
+
   return {
     form,
     options,
     baseUrl,
     records,
+    pages,
     repeatShape: async () => {
       const shape = new RepeatShape();
       for (const repeat of form.repeats) {
