@@ -81,23 +81,33 @@ export async function listRepeatCounts(db: DbOrTx, scope: RecordScope, chain: re
   const target = chain[chain.length - 1];
   if (target === undefined) return [];
   const enclosing = chain.slice(0, -1);
-  let element: RawBuilder<unknown> = sql`i.json`;
-  const joins: RawBuilder<unknown>[] = [];
+  if (enclosing.length === 0) {
+    // A top-level repeat: its count per record is kept beside it (instances.array_sizes).
+    const result = await sql<{ n: number | null }>`SELECT max((i.array_sizes ->> ${target})::int) AS n
+      FROM instances i WHERE ${scopeCondition(scope)}`.execute(db);
+    const n = result.rows[0]?.n;
+    return n === null || n === undefined ? [] : [{ indices: [], count: Number(n) }];
+  }
+  // Each level's value is taken out once, in a LATERAL subquery (OFFSET 0 keeps the planner from
+  // folding it back in): every `json -> key` written out again would fetch and decompress the
+  // whole stored record again (it is TOASTed), which made this scan about 40% slower.
+  const joins: RawBuilder<unknown>[] = [sql`CROSS JOIN LATERAL (SELECT i.json -> ${enclosing[0] ?? target} AS v OFFSET 0) AS l0`];
   const ordinals: RawBuilder<unknown>[] = [];
-  enclosing.forEach((key, level) => {
-    // Aliases are generated here (t0, t1…), never taken from input.
-    const alias = sql.raw(`t${level}`);
-    const items = sql`CASE WHEN jsonb_typeof(${element} -> ${key}) = 'array' THEN ${element} -> ${key} ELSE '[]'::jsonb END`;
-    joins.push(sql`CROSS JOIN LATERAL jsonb_array_elements(${items}) WITH ORDINALITY AS ${alias}(e, o)`);
-    element = sql`${alias}.e`;
-    ordinals.push(sql`${alias}.o`);
+  enclosing.forEach((_, level) => {
+    // Aliases are generated here (l0, t0…), never taken from input.
+    const items = sql.raw(`l${level}.v`);
+    const item = sql.raw(`t${level}`);
+    const next = enclosing[level + 1] ?? target;
+    joins.push(sql`CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(${items}) = 'array' THEN ${items} ELSE '[]'::jsonb END) WITH ORDINALITY AS ${item}(e, o)`);
+    joins.push(sql`CROSS JOIN LATERAL (SELECT ${item}.e -> ${next} AS v OFFSET 0) AS ${sql.raw(`l${level + 1}`)}`);
+    ordinals.push(sql`${item}.o`);
   });
-  const length = sql`jsonb_array_length(${element} -> ${target})`;
+  const value = sql.raw(`l${enclosing.length}.v`);
   const positions = ordinals.length ? sql`ARRAY[${sql.join(ordinals.map((o) => sql`${o}::int`))}]` : sql`ARRAY[]::int[]`;
   const groupBy = ordinals.length ? sql`GROUP BY ${sql.join(ordinals)}` : sql``;
-  const result = await sql<{ indices: number[]; n: number }>`SELECT ${positions} AS indices, max(${length})::int AS n
+  const result = await sql<{ indices: number[]; n: number }>`SELECT ${positions} AS indices, max(jsonb_array_length(${value}))::int AS n
     FROM instances i ${sql.join(joins, sql` `)}
-    WHERE ${scopeCondition(scope)} AND jsonb_typeof(${element} -> ${target}) = 'array'
+    WHERE ${scopeCondition(scope)} AND jsonb_typeof(${value}) = 'array'
     ${groupBy}`.execute(db);
   return result.rows.filter((r) => r.n !== null).map((r) => ({ indices: r.indices.map(Number), count: Number(r.n) }));
 }
