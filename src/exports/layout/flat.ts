@@ -165,9 +165,16 @@ class FlatPlanner {
       const count = this.shape.max(section.path, indices);
       for (let i = 1; i <= count; i++) {
         const raw = `${prefix}${relative}${tags[0]}${i}${tags[1]}`;
+        // Every column of the block asks for the same item of the same record in turn.
+        let lastRecord: ExportRecord | undefined;
+        let lastItem: Container;
         const find = (record: ExportRecord): Container => {
-          const items = locate(record)?.[section.path];
-          return Array.isArray(items) ? asObject(items[i - 1]) : undefined;
+          if (record !== lastRecord) {
+            lastRecord = record;
+            const items = locate(record)?.[section.path];
+            lastItem = Array.isArray(items) ? asObject(items[i - 1]) : undefined;
+          }
+          return lastItem;
         };
         if (level === chain.length - 1) {
           for (const q of sectionQuestions(section.children)) this.question(q, `${raw}/${q.path.slice(section.path.length + 1)}`, find, '');
