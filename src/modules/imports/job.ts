@@ -14,15 +14,17 @@ import * as repo from './repository.ts';
 import { applyImport, importDirectly, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
 import { IMPORT_JOB, lookupConnection, type ImportJobPayload } from './service.ts';
 import { makeTempDir } from './upload.ts';
-import { countCsvRows } from './readers/csv.ts';
+import { CsvRowCounter } from './readers/csv.ts';
 import { countXlsxRows } from './readers/xlsx.ts';
 
-async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Promise<void> {
+/** Copies the job's stored file to `path`, showing each piece to `onPiece` on its way. */
+async function spoolStoredFile(db: DbOrTx, importId: string, path: string, onPiece: (piece: Uint8Array) => void): Promise<void> {
   const out = createWriteStream(path);
   try {
     for (let seq = 0; ; seq++) {
       const piece = await repo.findImportFilePiece(db, importId, seq);
       if (!piece) break;
+      onPiece(piece);
       if (!out.write(piece)) await once(out, 'drain');
     }
   } finally {
@@ -31,8 +33,7 @@ async function spoolStoredFile(db: DbOrTx, importId: string, path: string): Prom
   }
 }
 
-async function countRows(kind: ImportJobPayload['kind'], path: string, signal: AbortSignal): Promise<number> {
-  if (kind === 'csv') return countCsvRows(path);
+async function countRows(kind: Exclude<ImportJobPayload['kind'], 'csv'>, path: string, signal: AbortSignal): Promise<number> {
   if (kind === 'xlsx') return countXlsxRows(path);
   let rows = -1;
   for await (const row of readRows(kind, path)) {
@@ -66,8 +67,12 @@ export async function runImportJob(job: JobContext, payload: ImportJobPayload): 
   const dir = await makeTempDir();
   const path = join(dir, 'import');
   try {
-    await spoolStoredFile(db, importId, path);
-    const total = await countRows(payload.kind, path, job.signal);
+    // A CSV's rows are counted as it is copied; a workbook's once it is whole.
+    const csvRows = new CsvRowCounter();
+    await spoolStoredFile(db, importId, path, (piece) => {
+      if (payload.kind === 'csv') csvRows.add(piece);
+    });
+    const total = payload.kind === 'csv' ? csvRows.rows : await countRows(payload.kind, path, job.signal);
     await job.reportProgress(0, total);
     const onProgress = (rows: number): Promise<void> => job.reportProgress(Math.min(rows, total), total);
     if (config.databaseUrl !== undefined) {

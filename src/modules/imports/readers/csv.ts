@@ -58,25 +58,59 @@ const BLANK = new Uint8Array(256);
 for (const byte of [0x0d, 0x0a, 0x2c, 0x3b, 0x09, 0x7c, 0x20]) BLANK[byte] = 1;
 
 /**
- * Data rows of a CSV file, counted over its bytes (quote-aware, blank lines left out) ten times
- * faster than parsing it: the total of an import job's progress.
+ * Counts the data rows of a CSV file fed to it piece by piece (quote-aware, blank lines left out)
+ * many times faster than parsing it: the total of an import job's progress. It jumps from quote
+ * to line end with indexOf rather than visiting every byte.
  */
-export async function countCsvRows(path: string): Promise<number> {
-  let rows = 0;
-  let inQuotes = false;
-  let filled = false;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i] as number;
-      if (byte === QUOTE) inQuotes = !inQuotes;
-      if (byte === NEWLINE && !inQuotes) {
-        if (filled) rows++;
-        filled = false;
-      } else if (BLANK[byte] === 0) {
-        filled = true;
+export class CsvRowCounter {
+  #lines = 0;
+  #inQuotes = false;
+  /** The current line has something besides blanks. */
+  #filled = false;
+
+  add(chunk: Uint8Array): void {
+    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const end = data.length;
+    // The next quote and line end at or after `at`; `end` when the piece has none left.
+    const next = (byte: number, from: number): number => {
+      const found = data.indexOf(byte, from);
+      return found < 0 ? end : found;
+    };
+    let at = 0;
+    let quote = -1;
+    let newline = -1;
+    while (at < end) {
+      if (this.#inQuotes) {
+        // Everything up to the closing quote belongs to the field (line ends included).
+        const close = next(QUOTE, at);
+        if (close === end) return;
+        this.#inQuotes = false;
+        at = close + 1;
+        continue;
       }
+      if (quote < at) quote = next(QUOTE, at);
+      if (newline < at) newline = next(NEWLINE, at);
+      if (quote < newline) {
+        this.#filled = true;
+        this.#inQuotes = true;
+        at = quote + 1;
+        continue;
+      }
+      if (!this.#filled) this.#filled = hasContent(data, at, newline);
+      if (newline === end) return;
+      if (this.#filled) this.#lines++;
+      this.#filled = false;
+      at = newline + 1;
     }
   }
-  if (filled) rows++;
-  return Math.max(rows - 1, 0);
+
+  /** Data rows so far (the header is not one), counting a last line without a line end. */
+  get rows(): number {
+    return Math.max(this.#lines + (this.#filled ? 1 : 0) - 1, 0);
+  }
+}
+
+function hasContent(data: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (BLANK[data[i] as number] === 0) return true;
+  return false;
 }
