@@ -106,15 +106,22 @@ class Stager {
   readonly #users = new Map<string, number | null>();
   staged = { additions: 0, edits: 0, duplicates: 0 };
 
-  /** `db` answers the look-ups (existing records, accounts); `writer` takes the rows. */
-  constructor(private readonly db: DbOrTx, private readonly target: ImportTarget, schema: FormSchema, private readonly writer: RecordWriter) {
+  /**
+   * `db` answers the look-ups (existing records, accounts); `writer` takes the rows. Without
+   * `findMatches` (the form had no live record when the import began), no row can edit one, and
+   * no batch waits for a look-up.
+   */
+  constructor(
+    private readonly db: DbOrTx, private readonly target: ImportTarget, schema: FormSchema, private readonly writer: RecordWriter,
+    private readonly findMatches: boolean,
+  ) {
     this.#schema = schema;
   }
 
   async flush(batch: Array<{ seq: number; row: PreparedRow }>): Promise<void> {
     if (batch.length === 0) return;
     const { form, overwrite } = this.target;
-    const matches = overwrite ? [] : batch.map((b) => b.row.matchUuid).filter((u): u is string => u !== null);
+    const matches = this.findMatches ? batch.map((b) => b.row.matchUuid).filter((u): u is string => u !== null) : [];
     const live = await repo.findLiveUuids(this.db, form.id, [...new Set(matches)]);
     await this.#learnUsers(batch.map((b) => b.row.submittedBy));
     const staged: repo.StagedRow[] = [];
@@ -239,7 +246,8 @@ async function readImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<
 async function readAndWrite(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, writer: RecordWriter, options: StageOptions): Promise<StageOutcome> {
   const form = buildImportForm(target.formJson);
   const schema = buildFormSchema(target.formJson);
-  const stager = new Stager(db, target, schema, writer);
+  const findMatches = !target.overwrite && (await repo.formHasLiveRecords(db, target.form.id));
+  const stager = new Stager(db, target, schema, writer, findMatches);
   const errors: RowError[] = [];
   let builder: RowBuilder | undefined;
   let extraColumns: readonly string[] = [];

@@ -36,6 +36,13 @@ export async function findLiveUuids(db: DbOrTx, formId: number, uuids: readonly 
   return new Set(result.rows.filter((r) => r.live).map((r) => r.uuid));
 }
 
+/** Whether the form has a live record (one this transaction wrote aside, as in findLiveUuids). */
+export async function formHasLiveRecords(db: DbOrTx, formId: number): Promise<boolean> {
+  const result = await sql<{ found: boolean }>`SELECT EXISTS (SELECT 1 FROM instances
+    WHERE form_id = ${formId} AND deleted_at IS NULL AND coalesce(xmin <> pg_current_xact_id_if_assigned()::xid, true)) AS found`.execute(db);
+  return result.rows[0]?.found === true;
+}
+
 /** Active accounts by lower-cased username. */
 export async function findUserIdsByUsername(db: DbOrTx, usernames: readonly string[]): Promise<Map<string, number>> {
   if (usernames.length === 0) return new Map();
