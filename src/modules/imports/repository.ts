@@ -1,7 +1,7 @@
 // SQL for record imports: writing checked rows into the form's records (straight, or staged first
 // and applied in one statement per kind), remembering applied imports, and the uploaded files of
 // import jobs.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 
 export interface StagedRow {
@@ -174,10 +174,17 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
   if (rows.length === 0) return 0;
   const { formId, actorId, now, status } = options;
   const targets = rows.map((r) => r.targetUuid);
+  // Each target is found by one probe of the (form_id, uuid) key, as in findLiveUuids: joined on
+  // `deleted_at IS NULL`, a plan from statistics taken before the import scanned every live
+  // record of the form for each batch (20,000 edits: 0.3 ms of PostgreSQL CPU per row, growing).
+  const target = (uuid: RawBuilder<unknown>) => sql`CROSS JOIN LATERAL (SELECT id, deleted_at FROM instances
+      WHERE form_id = ${formId} AND uuid = ${uuid} LIMIT 1) t`;
   await sql`INSERT INTO instance_history (instance_id, form_id, uuid, xml, date_created)
     SELECT i.id, i.form_id, i.uuid, i.xml, ${now}::timestamptz
     FROM unnest(${targets}::text[]) WITH ORDINALITY AS r (target_uuid, n)
-    JOIN instances i ON i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL
+    ${target(sql.ref('r.target_uuid'))}
+    JOIN instances i ON i.id = t.id
+    WHERE t.deleted_at IS NULL
     ORDER BY r.n`.execute(db);
   const result = await sql`UPDATE instances i SET
       uuid = r.uuid, xml = r.xml, json = r.json, version = r.version, status = ${status},
@@ -187,7 +194,8 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
         WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
     FROM (VALUES ${sql.join(rows.map(recordValues))})
       AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
-    WHERE i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL`.execute(db);
+    ${target(sql.ref('r.target_uuid'))}
+    WHERE i.id = t.id AND t.deleted_at IS NULL`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
