@@ -82,6 +82,16 @@ class FlatPlanner {
   private question(q: ExportQuestion, raw: string, locate: Locate, hxl: string): void {
     const o = this.options;
     if (q.selectMultiple && o.splitSelectMultiples) {
+      // The choice columns of one record read the same answer: it is split once.
+      let lastValue: unknown;
+      let lastNames: readonly string[] = [];
+      const namesOf = (value: unknown): readonly string[] => {
+        if (value !== lastValue) {
+          lastValue = value;
+          lastNames = typeof value === 'string' ? value.split(' ') : [];
+        }
+        return lastNames;
+      };
       for (const choice of q.choices) {
         const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
         this.columns.push({
@@ -91,7 +101,7 @@ class FlatPlanner {
           read: (record) => {
             const value = locate(record)?.[q.path];
             if (value === undefined) return NA;
-            const selected = typeof value === 'string' && value.split(' ').includes(choice.name);
+            const selected = namesOf(value).includes(choice.name);
             if (o.valueSelectMultiples) return selected ? sanitizeText(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name) : '';
             if (o.binarySelectMultiples) return selected ? '1' : '0';
             return selected ? 'True' : 'False';
