@@ -251,8 +251,6 @@ export interface InstancesTable {
   json: Json;
   /** `json` as text, kept by the database (a generated column). */
   json_text: GeneratedAlways<string>;
-  /** `{repeat key: item count}` of the record's top-level arrays (migration 0012). */
-  array_sizes: GeneratedAlways<unknown>;
   version: Generated<string>;
   status: Generated<string>;
   submitted_by: number | null;

@@ -81,13 +81,6 @@ export async function listRepeatCounts(db: DbOrTx, scope: RecordScope, chain: re
   const target = chain[chain.length - 1];
   if (target === undefined) return [];
   const enclosing = chain.slice(0, -1);
-  if (enclosing.length === 0) {
-    // A top-level repeat: its count per record is kept beside it (instances.array_sizes).
-    const result = await sql<{ n: number | null }>`SELECT max((i.array_sizes ->> ${target})::int) AS n
-      FROM instances i WHERE ${scopeCondition(scope)}`.execute(db);
-    const n = result.rows[0]?.n;
-    return n === null || n === undefined ? [] : [{ indices: [], count: Number(n) }];
-  }
   // Each level's value is taken out once, in a LATERAL subquery (OFFSET 0 keeps the planner from
   // folding it back in): every `json -> key` written out again would fetch and decompress the
   // whole stored record again (it is TOASTed), which made this scan about 40% slower.
