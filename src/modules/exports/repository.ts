@@ -81,6 +81,16 @@ export async function listRepeatCounts(db: DbOrTx, scope: RecordScope, chain: re
   const target = chain[chain.length - 1];
   if (target === undefined) return [];
   const enclosing = chain.slice(0, -1);
+  if (enclosing.length === 0) {
+    // A top-level repeat: one jsonpath call per record (a key that is missing or not an array
+    // reads NULL), which PostgreSQL can spread over parallel workers. The key is quoted as a
+    // JSON string, which is jsonpath's syntax for a quoted key, and travels as a parameter.
+    const path = `strict $.${JSON.stringify(target)}.size()`;
+    const result = await sql<{ n: number | null }>`SELECT max((jsonb_path_query_first(i.json, ${path}::jsonpath, '{}', true))::int) AS n
+      FROM instances i WHERE ${scopeCondition(scope)}`.execute(db);
+    const n = result.rows[0]?.n;
+    return n === null || n === undefined ? [] : [{ indices: [], count: Number(n) }];
+  }
   // Each level's value is taken out once, in a LATERAL subquery (OFFSET 0 keeps the planner from
   // folding it back in): every `json -> key` written out again would fetch and decompress the
   // whole stored record again (it is TOASTed), which made this scan about 40% slower.
