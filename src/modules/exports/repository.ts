@@ -43,10 +43,17 @@ export interface ExportRecordRow {
 }
 
 /**
- * Up to `limit` records after `afterId`. The meta keys are added by the caller from the columns:
- * building them into each record's text in SQL cost PostgreSQL about 65 µs a record.
+ * The records after `afterId`: up to `limit` of them, or with no limit all those up to
+ * `throughId`. The meta keys are added by the caller from the columns: building them into each
+ * record's text in SQL cost PostgreSQL about 65 µs a record.
  */
-export async function listExportRecords(db: DbOrTx, scope: RecordScope, afterId: number, limit: number, withAttachments: boolean): Promise<ExportRecordRow[]> {
+export async function listExportRecords(
+  db: DbOrTx,
+  scope: RecordScope,
+  afterId: number,
+  bound: { limit: number } | { throughId: number },
+  withAttachments: boolean,
+): Promise<ExportRecordRow[]> {
   const attachments = withAttachments
     ? sql`(SELECT jsonb_object_agg(a.name, a.id) FROM attachments a WHERE a.instance_id = i.id)::text`
     : sql`NULL::text`;
@@ -55,9 +62,9 @@ export async function listExportRecords(db: DbOrTx, scope: RecordScope, afterId:
       SELECT i.id, i.json_text, i.uuid, i.date_created, i.date_modified, i.version, i.submitted_by,
         i.last_edited_by, i.total_media, i.media_count
       FROM instances i
-      WHERE ${scopeCondition(scope)} AND i.id > ${afterId}
+      WHERE ${scopeCondition(scope)} AND i.id > ${afterId} ${'throughId' in bound ? sql`AND i.id <= ${bound.throughId}` : sql``}
       ORDER BY i.id
-      LIMIT ${limit})
+      ${'limit' in bound ? sql`LIMIT ${bound.limit}` : sql``})
     SELECT i.id, i.json_text, i.uuid, ${ISO(sql`i.date_created`)} AS submission_time, ${ISO(sql`i.date_modified`)} AS date_modified,
       i.version, su.username AS submitted_by, le.username AS last_edited_by, i.total_media, i.media_count, ${attachments} AS attachments
     FROM page i
@@ -65,6 +72,18 @@ export async function listExportRecords(db: DbOrTx, scope: RecordScope, afterId:
     LEFT JOIN users le ON le.id = i.last_edited_by
     ORDER BY i.id`.execute(db);
   return result.rows;
+}
+
+/**
+ * The `_id` of every `every`-th record in scope, in order: the last ids of consecutive runs of
+ * `every` records (a shorter final run is not listed). An index-only scan for a form's records.
+ */
+export async function listRunEnds(db: DbOrTx, scope: RecordScope, every: number): Promise<number[]> {
+  const result = await sql<{ id: number }>`SELECT id FROM (
+      SELECT i.id, row_number() OVER (ORDER BY i.id) AS n FROM instances i WHERE ${scopeCondition(scope)}) AS numbered
+    WHERE n % ${every} = 0
+    ORDER BY id`.execute(db);
+  return result.rows.map((r) => Number(r.id));
 }
 
 export interface RepeatCount {
