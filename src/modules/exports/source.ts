@@ -43,7 +43,8 @@ export interface ExportSource {
   readonly baseUrl: string;
   /** A fresh pass over the records; each call starts again from the first record. */
   records(): AsyncIterable<ExportRecord>;
-  /** The same pass a database page at a time (formats that render a page in one go). */
+  /** The same pass a database page at a time (formats that render a page in one go); on
+   *  PostgreSQL the pass starts its first query when called. */
   pages(): AsyncIterable<ExportRecord[]>;
   /** Repeat block counts for flat layouts (one SQL aggregate per repeat). */
   repeatShape(): Promise<RepeatShape>;
@@ -113,8 +114,8 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
    * over the pool's connections. With one page read ahead this process waited for the database
    * about 15% of the time. Records after the last listed id (new ones too) come by keyset.
    */
-  async function* rangedPages(): AsyncGenerator<ExportRecord[]> {
-    const ends = await repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE);
+  async function* rangedPages(runEnds: Promise<number[]>): AsyncGenerator<ExportRecord[]> {
+    const ends = await runEnds;
     const reads: Promise<repo.ExportRecordRow[]>[] = [];
     let issued = 0;
     const readAhead = (): void => {
@@ -141,7 +142,12 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   function pages(): AsyncGenerator<ExportRecord[]> {
     const first = firstPage;
     firstPage = undefined;
-    return deps.config.databaseUrl ? rangedPages() : keysetPages(0, first);
+    if (!deps.config.databaseUrl) return keysetPages(0, first);
+    // Asked for now, not at the first page: it runs while the caller still prepares (the flat
+    // layout's repeat counts).
+    const runEnds = repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE);
+    runEnds.catch(() => undefined); // a failure surfaces in rangedPages
+    return rangedPages(runEnds);
   }
 
   // Formats that take a record at a time are slower per record than flat CSV, so pages read
