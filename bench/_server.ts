@@ -53,7 +53,7 @@ export async function startServer(
   let dbName: string | undefined;
   const kept = options.keepDatabase;
   // Tokens are sealed under SECRET_KEY: a kept database needs the same key on every run.
-  if (kept) env['SECRET_KEY'] = `gather-bench-${kept}`;
+  if (kept && extraEnv['SECRET_KEY'] === undefined) env['SECRET_KEY'] = `gather-bench-${kept}`;
   if (backend === 'postgres' && kept) {
     const exists = new pg.Client({ connectionString: POSTGRES_SERVER });
     await exists.connect();

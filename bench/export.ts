@@ -7,16 +7,13 @@
 // varied values, parsed by the server's own parser, and stored as a submission stores it (a few
 // are posted through HTTP first and compared with what this loader would write). The loaded
 // database (`gather_bench_export`) is kept and reused while its record count matches.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
 import { cpuSeconds, loadAverage, peakRssMb, resetPeakRss } from './_proc.ts';
-import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, repoRoot } from './_server.ts';
+import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type BenchServer } from './_server.ts';
 import { buildFormSchema, type FormSchema } from '../src/modules/submissions/form-schema.ts';
 import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
 
@@ -57,50 +54,10 @@ async function keptRecords(): Promise<number | undefined> {
   }
 }
 
-interface Server {
-  baseUrl: string;
-  child: ChildProcess;
-  dataDir: string;
-  stop(): Promise<void>;
-}
-
-async function startServer(): Promise<Server> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gather-bench-export-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(PORT),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl(DATABASE),
-    // Stored tokens are sealed under the key: it must outlive the temporary DATA_DIR.
-    SECRET_KEY: 'gather-bench-export-key',
-    LOG_LEVEL: 'warn',
-    WORKERS: '1',
-  };
-  const child = spawn(process.execPath, [join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const baseUrl = `http://127.0.0.1:${PORT}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${baseUrl}/api/v1/`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('server did not start within 120 s');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    baseUrl,
-    child,
-    dataDir,
-    stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+/** The bench's server on the kept database, its job worker in-process (export jobs run there). */
+function startBenchServer(): Promise<BenchServer> {
+  // Stored tokens are sealed under the key: it must outlive the temporary DATA_DIR.
+  return startServer('postgres', PORT, { WORKERS: '1', SECRET_KEY: 'gather-bench-export-key' }, [], { keepDatabase: DATABASE });
 }
 
 /** The record as a submission stores it (src/modules/submissions/receive.ts). */
@@ -142,7 +99,7 @@ async function formFacts(client: pg.Client): Promise<FormFacts> {
 }
 
 /** Publishes the bench form, posts a few submissions through HTTP and checks the loader writes the same. */
-async function prepare(server: Server): Promise<string> {
+async function prepare(server: BenchServer): Promise<string> {
   const token = await createAccount(server.baseUrl, USERNAME);
   const auth = { authorization: `Token ${token}` };
   const boundary = '----gatherbenchform';
@@ -252,8 +209,8 @@ interface Measurement {
   peakMb: number;
 }
 
-async function measureDirect(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
-  const pid = server.child.pid ?? 0;
+async function measureDirect(server: BenchServer, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
+  const pid = server.process.pid ?? 0;
   resetPeakRss(pid);
   const cpu = cpuSeconds(pid);
   const started = performance.now();
@@ -263,8 +220,8 @@ async function measureDirect(server: Server, auth: Record<string, string>, formI
   return { format, mode: 'download', seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(pid) - cpu, megabytes: bytes / 1e6, peakMb: peakRssMb(pid) };
 }
 
-async function measureJob(server: Server, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
-  const pid = server.child.pid ?? 0;
+async function measureJob(server: BenchServer, auth: Record<string, string>, formId: number, format: string): Promise<Measurement> {
+  const pid = server.process.pid ?? 0;
   resetPeakRss(pid);
   const cpu = cpuSeconds(pid);
   const started = performance.now();
@@ -304,13 +261,13 @@ export async function main(args: string[]): Promise<void> {
     });
   }
   console.log(`export bench: ${records.toLocaleString('en')} records of the bench form on PostgreSQL (${fresh ? 'loading' : 'reusing'} ${DATABASE})`);
-  let server = await startServer();
+  let server = await startBenchServer();
   try {
     if (fresh) {
       await prepare(server);
       await server.stop();
       await load(records);
-      server = await startServer();
+      server = await startBenchServer();
     }
     // Tokens survive restarts; the account's password is the bench default.
     const login = await fetch(`${server.baseUrl}/api/v1/user`, {
@@ -322,7 +279,7 @@ export async function main(args: string[]): Promise<void> {
       await c.query('DELETE FROM exports');
       return (await formFacts(c)).id;
     });
-    const idle = peakRssMb(server.child.pid ?? 0);
+    const idle = peakRssMb(server.process.pid ?? 0);
     const results: Measurement[] = [];
     for (const format of formats) {
       for (const measure of [measureDirect, measureJob]) {
@@ -331,7 +288,7 @@ export async function main(args: string[]): Promise<void> {
         results.push(result);
       }
     }
-    console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeakRss(server.child.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
+    console.log(`server RSS after start: ${idle} MB; peak RSS per run (VmHWM, reset before each run${resetPeakRss(server.process.pid ?? 0) ? '' : ' — reset unsupported, so cumulative'})`);
     printTable(
       ['format', 'mode', 'seconds', 'server CPU s', 'MB', 'records/s', 'peak RSS MB'],
       results.map((r) => [r.format, r.mode, r.seconds.toFixed(1), r.cpu.toFixed(1), r.megabytes.toFixed(1), Math.round(records / r.seconds), r.peakMb]),

@@ -4,6 +4,7 @@
 // through tsx's loader instead keeps a second JavaScript engine alive in a loader thread for the
 // life of the process: about 70 MB of resident memory for nothing once the server is up.
 // GATHER_TSX=1 runs the sources through tsx (stack traces then point into the .ts files).
+import cluster from 'node:cluster';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,6 +18,9 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
  * once (cluster forks) never read a half-written file.
  */
 async function bundle() {
+  // A cluster's HTTP processes (WEB_PROCESSES) run this file again: they load the primary's bundle.
+  const built = process.env.GATHER_BUNDLE;
+  if (cluster.isWorker && built && existsSync(built)) return built;
   const { buildSync } = await import('esbuild');
   const result = buildSync({
     entryPoints: [join(root, 'src/cli.ts')],
@@ -39,6 +43,7 @@ async function bundle() {
     // Earlier versions' bundles: a process still running one has already read it.
     for (const old of readdirSync(dir)) if (old.startsWith('gather-') && join(dir, old) !== file) rmSync(join(dir, old), { force: true });
   }
+  process.env.GATHER_BUNDLE = file;
   return file;
 }
 

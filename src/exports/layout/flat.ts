@@ -39,6 +39,25 @@ function asObject(value: unknown): Container {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
+/**
+ * `compute` remembering its last argument and result. The columns of a record are read one after
+ * another, so the columns that share a value (a record's repeat item, an answer split into parts)
+ * work it out once per record.
+ */
+function rememberLast<K, V>(compute: (key: K) => V): (key: K) => V {
+  let known = false;
+  let lastKey: K | undefined;
+  let lastValue: V | undefined;
+  return (key) => {
+    if (!known || key !== lastKey) {
+      known = true;
+      lastKey = key;
+      lastValue = compute(key);
+    }
+    return lastValue as V;
+  };
+}
+
 function text(value: unknown): string {
   if (value === null) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
@@ -83,15 +102,7 @@ class FlatPlanner {
     const o = this.options;
     if (q.selectMultiple && o.splitSelectMultiples) {
       // The choice columns of one record read the same answer: it is split once.
-      let lastValue: unknown;
-      let lastNames: readonly string[] = [];
-      const namesOf = (value: unknown): readonly string[] => {
-        if (value !== lastValue) {
-          lastValue = value;
-          lastNames = typeof value === 'string' ? value.split(' ') : [];
-        }
-        return lastNames;
-      };
+      const namesOf = rememberLast((value: unknown): readonly string[] => (typeof value === 'string' ? value.split(' ') : []));
       for (const choice of q.choices) {
         const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
         this.columns.push({
@@ -122,15 +133,7 @@ class FlatPlanner {
     }
     if (q.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
-      let lastValue: unknown;
-      let lastParts: string[] | undefined;
-      const partsOf = (value: unknown): string[] | undefined => {
-        if (value !== lastValue) {
-          lastValue = value;
-          lastParts = geopointParts(value);
-        }
-        return lastParts;
-      };
+      const partsOf = rememberLast(geopointParts);
       for (let part = 0; part < 4; part++) {
         const header = this.display(geopointPartPath(raw, part), geopointPartPath(q.name, part));
         this.columns.push({
@@ -176,16 +179,10 @@ class FlatPlanner {
       for (let i = 1; i <= count; i++) {
         const raw = `${prefix}${relative}${tags[0]}${i}${tags[1]}`;
         // Every column of the block asks for the same item of the same record in turn.
-        let lastRecord: ExportRecord | undefined;
-        let lastItem: Container;
-        const find = (record: ExportRecord): Container => {
-          if (record !== lastRecord) {
-            lastRecord = record;
-            const items = locate(record)?.[section.path];
-            lastItem = Array.isArray(items) ? asObject(items[i - 1]) : undefined;
-          }
-          return lastItem;
-        };
+        const find = rememberLast((record: ExportRecord): Container => {
+          const items = locate(record)?.[section.path];
+          return Array.isArray(items) ? asObject(items[i - 1]) : undefined;
+        });
         if (level === chain.length - 1) {
           for (const q of sectionQuestions(section.children)) this.question(q, `${raw}/${q.path.slice(section.path.length + 1)}`, find, '');
         } else {

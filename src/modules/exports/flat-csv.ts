@@ -4,14 +4,13 @@ import { planFlatLayout } from '../../exports/layout/flat.ts';
 import type { ExportSource } from './source.ts';
 
 export async function flatCsvChunks(source: ExportSource): Promise<AsyncIterable<Uint8Array>> {
-  const pages = source.pages(); // starts reading while the repeat counts are computed
   const [shape, osmTagKeys] = await Promise.all([source.repeatShape(), source.osmTagKeys()]);
   const layout = planFlatLayout(source.form, source.options, shape, { baseUrl: source.baseUrl }, osmTagKeys);
   async function* chunks(): AsyncGenerator<Uint8Array> {
     const encoder = new CsvEncoder({ bom: source.options.winExcelUtf8 });
     for (const row of layout.headerRows) encoder.add(csvLine(row));
     // One chunk per page: each record costs no promise or generator step of its own.
-    for await (const page of pages) {
+    for await (const page of source.pages()) {
       for (const record of page) encoder.add(csvLine(layout.row(record)));
       page.length = 0;
       yield encoder.flush();

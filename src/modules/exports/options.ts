@@ -26,7 +26,8 @@ export function strToBool(value: unknown): boolean {
   return typeof value === 'string' && ['true', 't', '1'].includes(value.trim().toLowerCase());
 }
 
-function single(query: RawQuery, key: string): string | undefined {
+/** A query parameter's value (the first, when repeated); undefined when absent or not text. */
+export function single(query: RawQuery, key: string): string | undefined {
   const value = query[key];
   if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
   return typeof value === 'string' ? value : undefined;

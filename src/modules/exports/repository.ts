@@ -75,12 +75,13 @@ export async function listExportRecords(
 }
 
 /**
- * The `_id` of every `every`-th record in scope, in order: the last ids of consecutive runs of
- * `every` records (a shorter final run is not listed). An index-only scan for a form's records.
+ * The `_id` of every `every`-th record in scope after `afterId`, in order: the last ids of
+ * consecutive runs of `every` records (a shorter final run is not listed). An index-only scan
+ * for a form's records.
  */
-export async function listRunEnds(db: DbOrTx, scope: RecordScope, every: number): Promise<number[]> {
+export async function listRunEnds(db: DbOrTx, scope: RecordScope, every: number, afterId: number): Promise<number[]> {
   const result = await sql<{ id: number }>`SELECT id FROM (
-      SELECT i.id, row_number() OVER (ORDER BY i.id) AS n FROM instances i WHERE ${scopeCondition(scope)}) AS numbered
+      SELECT i.id, row_number() OVER (ORDER BY i.id) AS n FROM instances i WHERE ${scopeCondition(scope)} AND i.id > ${afterId}) AS numbered
     WHERE n % ${every} = 0
     ORDER BY id`.execute(db);
   return result.rows.map((r) => Number(r.id));

@@ -43,8 +43,7 @@ export interface ExportSource {
   readonly baseUrl: string;
   /** A fresh pass over the records; each call starts again from the first record. */
   records(): AsyncIterable<ExportRecord>;
-  /** The same pass a database page at a time (formats that render a page in one go); on
-   *  PostgreSQL the pass starts its first query when called. */
+  /** The same pass a database page at a time (formats that render a page in one go). */
   pages(): AsyncIterable<ExportRecord[]>;
   /** Repeat block counts for flat layouts (one SQL aggregate per repeat). */
   repeatShape(): Promise<RepeatShape>;
@@ -52,10 +51,6 @@ export interface ExportSource {
   osmTagKeys(): Promise<string[]>;
 }
 
-/**
- * Prepares an export. The query is parsed and the first page read here, so a bad request
- * fails before any byte is sent.
- */
 /** The stored record with the meta keys its row's columns hold (they win over stored keys). */
 function exportRecord(row: repo.ExportRecordRow): ExportRecord {
   const record = JSON.parse(row.json_text) as Record<string, unknown>;
@@ -73,6 +68,10 @@ function exportRecord(row: repo.ExportRecordRow): ExportRecord {
   return record as ExportRecord;
 }
 
+/**
+ * Prepares an export. The query is parsed and the first page read here, so a bad request
+ * fails before any byte is sent.
+ */
 export async function openExportSource(deps: AppDeps, target: ExportTarget, options: ExportOptions, baseUrl: string): Promise<ExportSource> {
   const form = buildExportForm(target.formJson);
   const scope: repo.RecordScope = {
@@ -109,18 +108,21 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   }
 
   /**
-   * On PostgreSQL: the `_id` that ends every RECORD_PAGE_SIZE-th record is listed first (an
-   * index-only scan), so pages are independent ranges and READ_AHEAD of them are read at once
-   * over the pool's connections. With one page read ahead this process waited for the database
-   * about 15% of the time. Records after the last listed id (new ones too) come by keyset.
+   * On PostgreSQL: after the first page, the `_id` that ends every RECORD_PAGE_SIZE-th record is
+   * listed (an index-only scan), so pages are independent ranges and READ_AHEAD of them are read
+   * at once over the pool's connections. With one page read ahead this process waited for the
+   * database about 15% of the time. Records after the last listed id (new ones too) come by keyset.
    */
-  async function* rangedPages(runEnds: Promise<number[]>): AsyncGenerator<ExportRecord[]> {
+  async function* rangedPages(first: repo.ExportRecordRow[], runEnds: Promise<number[]>): AsyncGenerator<ExportRecord[]> {
+    const firstLast = first[first.length - 1]?.id ?? 0;
+    yield usedPage(first);
     const ends = await runEnds;
     const reads: Promise<repo.ExportRecordRow[]>[] = [];
     let issued = 0;
     const readAhead = (): void => {
       while (reads.length < READ_AHEAD && issued < ends.length) {
-        const read = repo.listExportRecords(deps.db, scope, issued === 0 ? 0 : (ends[issued - 1] ?? 0), { throughId: ends[issued] ?? 0 }, withAttachments);
+        const after = issued === 0 ? firstLast : (ends[issued - 1] ?? firstLast);
+        const read = repo.listExportRecords(deps.db, scope, after, { throughId: ends[issued] ?? after }, withAttachments);
         read.catch(() => undefined); // a failure surfaces where it is awaited below
         reads.push(read);
         issued += 1;
@@ -136,27 +138,33 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     } finally {
       await Promise.allSettled(reads);
     }
-    yield* keysetPages(ends[ends.length - 1] ?? 0);
+    yield* keysetPages(ends[ends.length - 1] ?? firstLast);
   }
 
-  function pages(): AsyncGenerator<ExportRecord[]> {
-    const first = firstPage;
+  /** The first page of a pass: the one read to check the request, or a fresh read. */
+  async function takeFirstPage(): Promise<repo.ExportRecordRow[]> {
+    const first = firstPage ?? (await readPage(0));
     firstPage = undefined;
-    if (!deps.config.databaseUrl) return keysetPages(0, first);
-    // Asked for now, not at the first page: it runs while the caller still prepares (the flat
-    // layout's repeat counts).
-    const runEnds = repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE);
+    return first;
+  }
+
+  async function* pages(): AsyncGenerator<ExportRecord[]> {
+    const first = await takeFirstPage();
+    // A pass that fits in its first page, and every pass on PGlite (one connection), goes by keyset.
+    if (!deps.config.databaseUrl || first.length < RECORD_PAGE_SIZE) {
+      yield* keysetPages(0, first);
+      return;
+    }
+    const runEnds = repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE, first[first.length - 1]?.id ?? 0);
     runEnds.catch(() => undefined); // a failure surfaces in rangedPages
-    return rangedPages(runEnds);
+    yield* rangedPages(first, runEnds);
   }
 
   // Formats that take a record at a time are slower per record than flat CSV, so pages read
   // ahead in parallel would wait longer and be promoted (XLSX's peak RSS rose 190 → 290 MB):
   // they read page by page.
   async function* records(): AsyncGenerator<ExportRecord> {
-    const first = firstPage;
-    firstPage = undefined;
-    for await (const page of keysetPages(0, first)) {
+    for await (const page of keysetPages(0, await takeFirstPage())) {
       yield* page;
       page.length = 0; // see usedPage
     }

@@ -4,27 +4,20 @@
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { planFlatLayout, type FlatColumn } from '../../exports/layout/flat.ts';
-import type { ExportRecord } from '../../exports/layout/types.ts';
 import { xlsChunks } from '../../exports/xls/index.ts';
 import { fillReport, type RecordValues } from '../../exports/xls-report/fill.ts';
 import { readTemplate } from '../../exports/xls-report/read-template.ts';
 import { planReport, TemplateError, type ReportPlan } from '../../exports/xls-report/template.ts';
 import { fetchRemoteFile, RemoteFetchError } from '../../platform/remote-fetch.ts';
-import { DEFAULT_EXPORT_OPTIONS, parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
+import { findReportTemplateEntry } from '../forms/repository.ts';
+import { DEFAULT_EXPORT_OPTIONS, parseExportOptions, single, type ExportOptions, type RawQuery } from './options.ts';
 import { exportFileName, loadExportTarget, type ExportFile } from './render.ts';
 import { openExportSource, type ExportSource } from './source.ts';
 import { fileSpools } from './xls-spool.ts';
-import { findReportTemplateEntry } from './xls-report-repository.ts';
 
 /** Templates are small workbooks; this bounds what one report request reads into memory. */
 export const MAX_TEMPLATE_BYTES = 10 * 1024 * 1024;
 const MAX_ID = 2_147_483_647;
-
-function single(query: RawQuery, key: string): string | undefined {
-  const value = query[key];
-  const first: unknown = Array.isArray(value) ? value[0] : value;
-  return typeof first === 'string' ? first : undefined;
-}
 
 function idParameter(raw: string, message: string): number {
   const trimmed = raw.trim();
@@ -108,7 +101,7 @@ export async function renderXlsReport(ctx: RequestContext, pk: string, query: Ra
   const readers = await columnReaders(source, plan.fields);
   async function* passes(): AsyncGenerator<RecordValues> {
     for await (const record of source.records()) {
-      const values: RecordValues = (field) => readers.get(field)?.(record as ExportRecord) ?? '';
+      const values: RecordValues = (field) => readers.get(field)?.(record) ?? '';
       yield values;
     }
   }

@@ -336,6 +336,19 @@ export async function insertFormMetadata(db: DbOrTx, formId: number, dataType: s
   await db.insertInto('form_metadata').values({ form_id: formId, data_type: dataType, data_value: dataValue, extra_data: '{}', data_file: null, data_file_type: null, file_hash: null, date_created: now }).execute();
 }
 
+/** The `data_value` of one live `external_export` entry of the form ("<name>|<template url>"). */
+export async function findReportTemplateEntry(db: DbOrTx, formId: number, metadataId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('form_metadata')
+    .select('data_value')
+    .where('id', '=', metadataId)
+    .where('form_id', '=', formId)
+    .where('data_type', '=', 'external_export')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.data_value;
+}
+
 export async function findMetaPerms(db: DbOrTx, formIds: readonly number[]): Promise<Map<number, string>> {
   if (formIds.length === 0) return new Map();
   const rows = await db
