@@ -18,6 +18,7 @@ import { registerDataRoutes, registerSubmissionRoutes } from './modules/submissi
 import { registerOAuthRoutes } from './modules/oauth/routes.ts';
 import { registerExportJobRoutes } from './modules/exports/export-routes.ts';
 import { registerImportRoutes } from './modules/imports/routes.ts';
+import { registerReviewRoutes } from './modules/reviews/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerSubmissionRoutes(app);
   registerDataRoutes(app);
   registerImportRoutes(app);
+  registerReviewRoutes(app);
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
   app.addMethodNotAllowedRoutes();

@@ -30,6 +30,8 @@ export const errors = {
   parseError: (detail: string) => new AppError(400, { detail }),
   badRequest: (detail: string) => new AppError(400, { detail }),
   validation: (fields: FieldErrors) => new AppError(400, fields),
+  /** A list body (bulk create) with a bad item: one field-error object per item, `{}` for good ones, as DRF's ListSerializer answers. */
+  listValidation: (items: FieldErrors[]) => new AppError(400, items),
   /** Errors onadata raises inside a serializer's save(): a bare list of messages. */
   saveFailed: (...messages: string[]) => new AppError(400, messages),
   /** Endpoints that answer `{"error": "…"}` (change_password). */

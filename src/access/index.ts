@@ -3,7 +3,7 @@
 import { errors } from '../errors.ts';
 import type { UserRow } from '../modules/accounts/repository.ts';
 import { isAuthenticated, type Principal } from './principal.ts';
-import { formRoleAllows, projectRoleAllows, type FormPermission, type ProjectPermission, type Role } from './roles.ts';
+import { formRoleAllows, projectRoleAllows, ROLES, type FormPermission, type ProjectPermission, type Role } from './roles.ts';
 
 export type { Principal } from './principal.ts';
 export { anonymous, isAuthenticated } from './principal.ts';
@@ -94,4 +94,33 @@ export function canAddToAccount(actor: Principal, accountId: number): boolean {
 export function denyUnlessAllowed(visible: boolean, allowed: boolean, notFoundModel: string): void {
   if (!visible) throw errors.noMatch(notFoundModel);
   if (!allowed) throw errors.permissionDenied();
+}
+
+// ---------------------------------------------------------------- records and their reviews
+
+/**
+ * Which of a form's records the caller reads (the data API's rule): all of them with public data
+ * or a role holding view_xform_all, their own with view_xform_data alone, else none. The form
+ * must be visible to the caller at all.
+ */
+export function recordReadScope(form: FormAccessFacts & { sharedData: boolean }, authenticated: boolean): 'all' | 'own' | 'none' {
+  if (!canSeeForm(form)) return 'none';
+  if (form.sharedData || formAllows(form, 'view_xform_all')) return 'all';
+  if (authenticated && formAllows(form, 'view_xform_data')) return 'own';
+  return 'none';
+}
+
+/** The form roles whose holders read every record, and those who read only their own. */
+export function recordReadingRoles(): { all: Role[]; own: Role[] } {
+  const all = ROLES.filter((role) => formRoleAllows(role, 'view_xform_all'));
+  const own = ROLES.filter((role) => !formRoleAllows(role, 'view_xform_all') && formRoleAllows(role, 'view_xform_data'));
+  return { all, own };
+}
+
+/**
+ * Who may review a form's submissions (create, change and delete reviews): its owners and
+ * managers, as onadata's SubmissionReviewPermissions has it (editors may not).
+ */
+export function canReviewSubmissions(form: FormAccessFacts): boolean {
+  return form.role === 'owner' || form.role === 'manager';
 }

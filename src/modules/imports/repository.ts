@@ -3,6 +3,7 @@
 // import jobs.
 import { sql, type RawBuilder } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
+import { recordReviewKeys } from '../reviews/repository.ts';
 
 export interface StagedRow {
   seq: number;
@@ -94,7 +95,7 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
     WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL
     ORDER BY r.seq`.execute(db);
   const result = await sql`UPDATE instances i SET
-      uuid = r.uuid, xml = r.xml, json = r.json::jsonb, version = r.version, status = ${status},
+      uuid = r.uuid, xml = r.xml, json = r.json::jsonb || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
       total_media = r.total_media, has_geopoint = r.has_geopoint, edited = true,
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
       media_count = (SELECT count(*)::int FROM attachments a
@@ -187,7 +188,7 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
     WHERE t.deleted_at IS NULL
     ORDER BY r.n`.execute(db);
   const result = await sql`UPDATE instances i SET
-      uuid = r.uuid, xml = r.xml, json = r.json, version = r.version, status = ${status},
+      uuid = r.uuid, xml = r.xml, json = r.json || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
       total_media = r.total_media, has_geopoint = r.has_geopoint, edited = true,
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
       media_count = (SELECT count(*)::int FROM attachments a

@@ -2,6 +2,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 import type { InstancesTable } from '../../platform/schema.ts';
+import { recordReviewKeys } from '../reviews/repository.ts';
 
 export type InstanceRow = Selectable<InstancesTable>;
 
@@ -37,7 +38,8 @@ export async function archiveAndReplace(
     .set({
       uuid: next.uuid,
       xml: next.xml,
-      json: next.json,
+      // The record's notes and latest review outlive the edit (src/modules/reviews).
+      json: sql<string>`${next.json}::jsonb || ${recordReviewKeys(sql`${previous.id}::int`)}`,
       version: next.version,
       total_media: next.total_media,
       has_geopoint: next.has_geopoint,

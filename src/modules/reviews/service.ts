@@ -1,0 +1,241 @@
+// Submission reviews (onadata's /api/v1/submissionreview): create one or a list, list with
+// filters, read, change and delete (a mark, as onadata does). Each write rewrites the reviewed
+// records' `_review_*` and `_notes` keys in the same transaction.
+//
+// Unlike onadata, which lists and shows every review to every caller, a caller sees the reviews
+// of the records they may read through the data API.
+import type { RequestContext } from '../../context.ts';
+import { errors, type FieldErrors } from '../../errors.ts';
+import { canReviewSubmissions, isAuthenticated, isRole, recordReadingRoles, recordReadScope, requireUser, type Role } from '../../access/index.ts';
+import type { Payload } from '../../http/payload.ts';
+import * as repo from './repository.ts';
+import { reviewToApi } from './to-api.ts';
+
+/** The most reviews one bulk request may create. */
+export const MAX_BULK_REVIEWS = 1000;
+
+const COMMENT_REQUIRED = 'Cannot reject a submission without a comment.';
+
+interface ReviewInput {
+  /** Set on create; an update keeps the review's record. */
+  instanceId: number | undefined;
+  status: repo.ReviewStatus | undefined;
+  /** undefined: not given; '' or null given: no comment. */
+  note: string | null | undefined;
+}
+
+function pythonTypeName(value: unknown): string {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return 'dict';
+}
+
+function isPayload(value: unknown): value is Payload {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isReviewStatus(value: string): value is repo.ReviewStatus {
+  return (repo.REVIEW_STATUSES as readonly string[]).includes(value);
+}
+
+/** One review's fields, DRF's messages for bad ones. `withInstance`: the record is required (create). */
+function readReview(item: unknown, withInstance: boolean): { input: ReviewInput; problems: FieldErrors } {
+  const problems: FieldErrors = {};
+  const input: ReviewInput = { instanceId: undefined, status: undefined, note: undefined };
+  const fail = (field: string, message: string): void => void (problems[field] ??= []).push(message);
+  if (!isPayload(item)) {
+    fail('non_field_errors', `Invalid data. Expected a dictionary, but got ${pythonTypeName(item)}.`);
+    return { input, problems };
+  }
+  if (withInstance) {
+    const raw = item['instance'];
+    if (raw === undefined) fail('instance', 'This field is required.');
+    else if (raw === null) fail('instance', 'This field may not be null.');
+    else if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) input.instanceId = raw;
+    else if (typeof raw === 'string' && /^\d{1,9}$/.test(raw.trim())) input.instanceId = Number(raw.trim());
+    else if (typeof raw === 'string' || typeof raw === 'number') fail('instance', `Invalid pk "${String(raw)}" - object does not exist.`);
+    else fail('instance', `Incorrect type. Expected pk value, received ${pythonTypeName(raw)}.`);
+  }
+  const status = item['status'];
+  if (status === null) fail('status', 'This field may not be null.');
+  else if (status !== undefined) {
+    const text = typeof status === 'string' || typeof status === 'number' ? String(status) : undefined;
+    if (text !== undefined && isReviewStatus(text)) input.status = text;
+    else fail('status', `"${text ?? JSON.stringify(status)}" is not a valid choice.`);
+  }
+  const note = item['note'];
+  if (note === null) input.note = null;
+  else if (note !== undefined) {
+    if (typeof note === 'string' || typeof note === 'number') input.note = String(note).trim();
+    else fail('note', 'Not a valid string.');
+  }
+  // Given in this request, as onadata's validate() sees it.
+  if (input.status === '2' && !input.note && !problems['note']) fail('note', COMMENT_REQUIRED);
+  return { input, problems };
+}
+
+function reader(ctx: RequestContext): repo.ReviewReader {
+  const roles = recordReadingRoles();
+  return { userId: isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined, allRecordsRoles: roles.all, ownRecordsRoles: roles.own };
+}
+
+/** Whether the caller may read this record at all (else it does not exist for them). */
+function readsRecord(ctx: RequestContext, target: repo.ReviewTarget): boolean {
+  const scope = recordReadScope({ shared: target.shared, sharedData: target.shared_data, role: roleOf(target) }, isAuthenticated(ctx.actor));
+  return scope === 'all' || (scope === 'own' && isAuthenticated(ctx.actor) && target.submitted_by === ctx.actor.user.id);
+}
+
+function roleOf(target: repo.ReviewTarget): Role | undefined {
+  return target.role !== null && isRole(target.role) ? target.role : undefined;
+}
+
+/**
+ * POST /api/v1/submissionreview: one review (an object) or several (a list), all or none. Every
+ * record must be one the caller reviews (owner or manager of its form), else 403 for the lot.
+ */
+export async function createReviews(ctx: RequestContext, body: unknown): Promise<{ bulk: boolean; items: Record<string, unknown>[] }> {
+  const actor = requireUser(ctx.actor);
+  const bulk = Array.isArray(body);
+  const items: unknown[] = bulk ? body : [body];
+  if (bulk && items.length === 0) throw errors.validation({ non_field_errors: ['This list may not be empty.'] });
+  if (items.length > MAX_BULK_REVIEWS) throw errors.validation({ non_field_errors: [`A list may hold at most ${MAX_BULK_REVIEWS} reviews.`] });
+
+  const read = items.map((item) => readReview(item, true));
+  const ids = [...new Set(read.flatMap((r) => (r.input.instanceId === undefined ? [] : [r.input.instanceId])))];
+  const targets = new Map((await repo.findReviewTargets(ctx.db, ids, actor.id)).filter((t) => readsRecord(ctx, t)).map((t) => [t.instance_id, t]));
+  for (const { input, problems } of read) {
+    if (input.instanceId !== undefined && !targets.has(input.instanceId)) {
+      (problems['instance'] ??= []).push(`Invalid pk "${input.instanceId}" - object does not exist.`);
+    }
+  }
+  const problems = read.map((r) => r.problems);
+  if (problems.some((p) => Object.keys(p).length > 0)) {
+    throw bulk ? errors.listValidation(problems) : errors.validation(problems[0] ?? {});
+  }
+  if (![...targets.values()].every((t) => canReviewSubmissions({ shared: t.shared, role: roleOf(t) }))) throw errors.permissionDenied();
+
+  const now = ctx.clock.now();
+  const created = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockInstances(trx, ids);
+    const reviewIds: number[] = [];
+    for (const { input } of read) {
+      const instanceId = input.instanceId;
+      if (instanceId === undefined) throw new Error('a validated review has no record');
+      const noteId = input.note
+        ? await repo.insertNote(trx, { instanceId, text: input.note, instanceField: repo.REVIEW_NOTE_FIELD, createdBy: actor.id, now })
+        : null;
+      reviewIds.push(await repo.insertReview(trx, { instanceId, noteId, status: input.status ?? '3', createdBy: actor.id, now }));
+    }
+    await repo.refreshRecordReviewKeys(trx, ids, now);
+    return reviewIds;
+  });
+  const rows = new Map((await repo.listReadableReviews(ctx.db, reader(ctx), { ids: created })).map((r) => [r.id, r]));
+  return { bulk, items: created.flatMap((id) => { const row = rows.get(id); return row ? [reviewToApi(row)] : []; }) };
+}
+
+export interface ReviewListQuery {
+  instance?: string | undefined;
+  instance__xform?: string | undefined;
+  status?: string | undefined;
+  created_by?: string | undefined;
+}
+
+const INVALID_CHOICE = 'Select a valid choice. That choice is not one of the available choices.';
+
+/** GET /api/v1/submissionreview: the reviews the caller may read, filtered as onadata's filterset does. */
+export async function listReviews(ctx: RequestContext, query: ReviewListQuery): Promise<Record<string, unknown>[]> {
+  const problems: FieldErrors = {};
+  const filter: repo.ReviewFilter = {};
+  const id = (field: keyof ReviewListQuery): number | undefined => {
+    const raw = query[field];
+    if (raw === undefined || raw === '') return undefined;
+    if (/^\d{1,9}$/.test(raw)) return Number(raw);
+    problems[field] = [INVALID_CHOICE];
+    return undefined;
+  };
+  const instanceId = id('instance');
+  const formId = id('instance__xform');
+  const createdBy = id('created_by');
+  if (instanceId !== undefined) filter.instanceId = instanceId;
+  if (formId !== undefined) filter.formId = formId;
+  if (createdBy !== undefined) filter.createdBy = createdBy;
+  const status = query.status;
+  if (status !== undefined && status !== '') {
+    if (isReviewStatus(status)) filter.status = status;
+    else problems['status'] = [`Select a valid choice. ${status} is not one of the available choices.`];
+  }
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  return (await repo.listReadableReviews(ctx.db, reader(ctx), filter)).map(reviewToApi);
+}
+
+function parseReviewId(raw: string): number {
+  if (!/^\d{1,9}$/.test(raw)) throw errors.noMatch('SubmissionReview');
+  return Number(raw);
+}
+
+async function loadReadableReview(ctx: RequestContext, rawId: string): Promise<repo.ReviewRow> {
+  const [row] = await repo.listReadableReviews(ctx.db, reader(ctx), { ids: [parseReviewId(rawId)] });
+  if (!row) throw errors.noMatch('SubmissionReview');
+  return row;
+}
+
+export async function getReview(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
+  return reviewToApi(await loadReadableReview(ctx, rawId));
+}
+
+/** A review the caller reads and may change (owner or manager of its form): else 404 / 403. */
+async function loadChangeableReview(ctx: RequestContext, rawId: string): Promise<repo.ReviewRow> {
+  const actor = requireUser(ctx.actor);
+  const row = await loadReadableReview(ctx, rawId);
+  const [target] = await repo.findReviewTargets(ctx.db, [row.instance_id], actor.id);
+  if (!target || !canReviewSubmissions({ shared: target.shared, role: roleOf(target) })) throw errors.permissionDenied();
+  return row;
+}
+
+/**
+ * PATCH (or PUT) /api/v1/submissionreview/{id}: a new status and/or comment. An empty or null
+ * note removes the comment; the record stays the review's own.
+ */
+export async function updateReview(ctx: RequestContext, rawId: string, body: unknown): Promise<Record<string, unknown>> {
+  const actor = requireUser(ctx.actor);
+  const row = await loadChangeableReview(ctx, rawId);
+  const { input, problems } = readReview(body, false);
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  const now = ctx.clock.now();
+  const changed = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockInstances(trx, [row.instance_id]);
+    const current = await repo.lockLiveReview(trx, row.id);
+    if (!current) return false;
+    let noteId = current.note_id;
+    if (input.note !== undefined) {
+      if (input.note && noteId !== null) await repo.updateNoteText(trx, noteId, input.note, now);
+      else if (input.note) noteId = await repo.insertNote(trx, { instanceId: row.instance_id, text: input.note, instanceField: repo.REVIEW_NOTE_FIELD, createdBy: actor.id, now });
+      else if (noteId !== null) {
+        await repo.deleteNote(trx, noteId);
+        noteId = null;
+      }
+    }
+    await repo.updateReview(trx, row.id, { status: input.status ?? row.status, noteId, now });
+    await repo.refreshRecordReviewKeys(trx, [row.instance_id], now);
+    return true;
+  });
+  if (!changed) throw errors.noMatch('SubmissionReview');
+  return getReview(ctx, String(row.id));
+}
+
+/** DELETE /api/v1/submissionreview/{id}: marks it deleted; the record shows its latest live review again. */
+export async function deleteReview(ctx: RequestContext, rawId: string): Promise<void> {
+  const actor = requireUser(ctx.actor);
+  const row = await loadChangeableReview(ctx, rawId);
+  const now = ctx.clock.now();
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockInstances(trx, [row.instance_id]);
+    if (!(await repo.softDeleteReview(trx, row.id, actor.id, now))) return false;
+    await repo.refreshRecordReviewKeys(trx, [row.instance_id], now);
+    return true;
+  });
+  if (!deleted) throw errors.noMatch('SubmissionReview');
+}
