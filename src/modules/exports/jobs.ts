@@ -7,8 +7,7 @@ import { anonymous, requireUser } from '../../access/index.ts';
 import { enqueueJob, findJobByUuid } from '../../jobs/queue.ts';
 import type { JobContext } from '../../jobs/registry.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
-import { loadExportTarget, renderExport, type ExportFormat, type ExportTarget } from './render.ts';
-import { parseExportOptions } from './options.ts';
+import { exportOptionsFor, loadExportTarget, renderExport, type ExportFormat, type ExportTarget } from './render.ts';
 import { optionsFromStored, optionsKey as keyOf, storedOptions } from './records-options.ts';
 import { exportFileExists, exportFilePath, removeExportFile, writeExportFile } from './files.ts';
 import * as records from './records-repository.ts';
@@ -39,7 +38,7 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
   if (!exportType || (exportType === 'gsheets' && !ctx.config.googleClientId)) throw errors.exportFormatNotSupported();
   const target = await loadExportTarget(ctx, rawFormId);
   if (exportType === 'gsheets') await requireSpreadsheetCredential(ctx, actor.id, query['redirect_uri']);
-  const options = storedOptions(parseExportOptions(query), query);
+  const options = storedOptions(await exportOptionsFor(ctx, target, query), query);
   const optionsKey = keyOf(options);
   const submittedBy = target.submittedBy ?? null;
 

@@ -67,8 +67,14 @@ export function parseExportDate(raw: string | undefined): Date | undefined {
   return date;
 }
 
+/** Defaults that depend on the form rather than the request. */
+export interface FormExportDefaults {
+  /** Forms with review enabled (`submission_review` metadata) export the review columns unless asked not to. */
+  readonly includeReviews?: boolean;
+}
+
 /** Parses the export options of a request's query string (400 for a bad repeat_index_tags or date). */
-export function parseExportOptions(query: RawQuery): ExportOptions {
+export function parseExportOptions(query: RawQuery, formDefaults: FormExportDefaults = {}): ExportOptions {
   const d = DEFAULT_EXPORT_OPTIONS;
   const language = single(query, 'language');
   const rawQuery = single(query, 'query');
@@ -82,7 +88,7 @@ export function parseExportOptions(query: RawQuery): ExportOptions {
     includeLabelsOnly: flag(query, 'include_labels_only', d.includeLabelsOnly),
     includeHxl: flag(query, 'include_hxl', d.includeHxl),
     includeImages: flag(query, 'include_images', d.includeImages),
-    includeReviews: flag(query, 'include_reviews', d.includeReviews),
+    includeReviews: flag(query, 'include_reviews', formDefaults.includeReviews ?? d.includeReviews),
     showChoiceLabels: flag(query, 'show_choice_labels', d.showChoiceLabels),
     language: language !== undefined && language !== '' ? language : undefined,
     repeatIndexTags: indexTags(single(query, 'repeat_index_tags')),

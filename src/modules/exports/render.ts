@@ -7,7 +7,8 @@ import { formAllows, isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { loadVisibleForm } from '../forms/service.ts';
 import { flatCsvChunks } from './flat-csv.ts';
-import type { ExportOptions } from './options.ts';
+import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
+import { isReviewEnabled } from '../reviews/repository.ts';
 import { openExportSource, type ExportTarget } from './source.ts';
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
@@ -92,4 +93,9 @@ export async function loadExportTarget(ctx: RequestContext, rawFormId: string): 
   }
   const definition = await findFormDefinition(ctx.db, form.id);
   return { formId: form.id, idString: form.id_string, title: form.title, formJson: definition.json, submittedBy };
+}
+
+/** A request's export options for this form: review columns by default where the form has review enabled. */
+export async function exportOptionsFor(ctx: AppDeps, target: ExportTarget, query: RawQuery): Promise<ExportOptions> {
+  return parseExportOptions(query, { includeReviews: await isReviewEnabled(ctx.db, target.formId) });
 }

@@ -2,8 +2,8 @@
 // the forms and data routes with the suffix in the pk; they hand such requests to sendExport.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseExportOptions, type RawQuery } from './options.ts';
-import { isExportFormat, loadExportTarget, renderExport, type ExportFormat } from './render.ts';
+import type { RawQuery } from './options.ts';
+import { exportOptionsFor, isExportFormat, loadExportTarget, renderExport, type ExportFormat } from './render.ts';
 import { isXlsReportRequest, renderXlsReport } from './xls-report.ts';
 
 const SUFFIX = /^(\d+)\.([a-z]+)$/;
@@ -25,8 +25,8 @@ export async function sendExport(request: FastifyRequest, reply: FastifyReply, t
   const query = (request.query ?? {}) as RawQuery;
   const file = target.format === 'xls' && isXlsReportRequest(query) ? await renderXlsReport(ctx, target.pk, query) : await plainExport();
   async function plainExport() {
-    const options = parseExportOptions(query);
-    return renderExport(ctx, await loadExportTarget(ctx, target.pk), target.format, options, ctx.baseUrl);
+    const form = await loadExportTarget(ctx, target.pk);
+    return renderExport(ctx, form, target.format, await exportOptionsFor(ctx, form, query), ctx.baseUrl);
   }
   return reply
     .type(file.contentType)

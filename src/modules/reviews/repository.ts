@@ -45,6 +45,17 @@ export async function refreshRecordReviewKeys(db: DbOrTx, instanceIds: readonly 
     WHERE i.id = ANY(${[...instanceIds]}::int[])`.execute(db);
 }
 
+/**
+ * Whether the form has review enabled: a live `submission_review` metadata entry whose value is
+ * true (onadata's MetaData.submission_review, checked as str_to_bool reads it).
+ */
+export async function isReviewEnabled(db: DbOrTx, formId: number): Promise<boolean> {
+  const result = await sql<{ enabled: boolean }>`SELECT EXISTS (SELECT 1 FROM form_metadata
+      WHERE form_id = ${formId} AND data_type = 'submission_review' AND deleted_at IS NULL
+        AND lower(trim(data_value)) IN ('true', 't', '1')) AS enabled`.execute(db);
+  return result.rows[0]?.enabled === true;
+}
+
 /** What deciding on a record's reviews needs: its form, and the caller's role on that form. */
 export interface ReviewTarget {
   instance_id: number;
