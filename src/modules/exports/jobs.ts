@@ -130,7 +130,8 @@ async function produce(ctx: RequestContext, job: JobContext, target: ExportTarge
     return;
   }
   const format: ExportFormat = formatOfExportType(exportType);
-  const file = await renderExport(deps, target, format, options, ctx.baseUrl);
+  // Polling clients see the records written so far and the total (export_async?job_uuid=…).
+  const file = await renderExport(deps, target, format, options, ctx.baseUrl, { onProgress: (records, total) => job.reportProgress(records, total) });
   const path = exportFilePath(row.form_id, row.id, file.extension);
   const size = await writeExportFile(deps.config.dataDir, path, file.chunks, job.signal);
   const saved = await records.markExportSucceeded(deps.db, row.id, { filePath: path, filename: file.fileName, size, finishedAt: deps.clock.now() });

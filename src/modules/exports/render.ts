@@ -9,7 +9,9 @@ import { loadVisibleForm } from '../forms/service.ts';
 import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
-import { openExportSource, type ExportTarget } from './source.ts';
+import { openExportSource, type ExportSource, type ExportTarget } from './source.ts';
+import { countExportRecords } from './repository.ts';
+import { queryCondition } from '../submissions/query.ts';
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
@@ -53,7 +55,66 @@ export function exportFileName(idString: string, options: ExportOptions, now: Da
   return `${idString}${options.removeGroupName ? '-group-name-removed' : ''}-${stamp(now)}.${extension}`;
 }
 
-export async function renderExport(deps: AppDeps, target: ExportTarget, format: ExportFormat, options: ExportOptions, baseUrl: string): Promise<ExportFile> {
+/** Records read between two progress reports (onadata's EXPORT_TASK_PROGRESS_UPDATE_BATCH). */
+export const PROGRESS_EVERY = 1000;
+
+export interface RenderOptions {
+  /**
+   * Told the records written so far and the total, every PROGRESS_EVERY records (export jobs). A
+   * format that writes a section per pass (xlsx, xls, csvzip, savzip) reads the records once per
+   * section: its progress is the records read over all passes divided by the number of passes.
+   */
+  readonly onProgress?: (records: number, total: number) => Promise<void>;
+}
+
+/** The source with its passes counted for `onProgress`; one count query for the total first. */
+async function counted(deps: AppDeps, target: ExportTarget, options: ExportOptions, source: ExportSource, passes: number, onProgress: NonNullable<RenderOptions['onProgress']>): Promise<ExportSource> {
+  // The records source.ts reads (the same scope).
+  const total = await countExportRecords(deps.db, {
+    formId: target.formId,
+    condition: queryCondition(options.query),
+    submittedBy: target.submittedBy,
+    start: options.start,
+    end: options.end,
+  });
+  let read = 0;
+  let reported = 0;
+  /** The progress to report after `n` more records were read, if one is due. */
+  const advance = (n: number): number | undefined => {
+    read += n;
+    const done = Math.min(total, Math.floor(read / passes));
+    if (done - reported < PROGRESS_EVERY) return undefined;
+    reported = done - (done % PROGRESS_EVERY);
+    return reported;
+  };
+  return {
+    ...source,
+    async *records() {
+      for await (const record of source.records()) {
+        yield record;
+        const due = advance(1);
+        if (due !== undefined) await onProgress(due, total);
+      }
+    },
+    async *pages() {
+      for await (const page of source.pages()) {
+        const size = page.length; // the reader empties the page after use
+        yield page;
+        const due = advance(size);
+        if (due !== undefined) await onProgress(due, total);
+      }
+    },
+  };
+}
+
+export async function renderExport(
+  deps: AppDeps,
+  target: ExportTarget,
+  format: ExportFormat,
+  options: ExportOptions,
+  baseUrl: string,
+  render: RenderOptions = {},
+): Promise<ExportFile> {
   const now = deps.clock.now();
   const type = FILE_TYPES[format];
   const file = (chunks: AsyncIterable<Uint8Array>): ExportFile => ({
@@ -61,21 +122,27 @@ export async function renderExport(deps: AppDeps, target: ExportTarget, format: 
     fileName: exportFileName(target.idString, options, now, type.extension),
     chunks,
   });
+  const open = async (): Promise<ExportSource> => {
+    const source = await openExportSource(deps, target, options, baseUrl);
+    if (!render.onProgress) return source;
+    const sectioned = format === 'xlsx' || format === 'xls' || format === 'csvzip' || format === 'savzip';
+    return counted(deps, target, options, source, sectioned ? 1 + source.form.repeats.length : 1, render.onProgress);
+  };
   switch (format) {
     case 'csv':
-      return file(await flatCsvChunks(await openExportSource(deps, target, options, baseUrl)));
+      return file(await flatCsvChunks(await open()));
     case 'csvzip':
-      return file(await csvZip(await openExportSource(deps, target, options, baseUrl), now));
+      return file(await csvZip(await open(), now));
     case 'savzip':
-      return file(await savZip(await openExportSource(deps, target, options, baseUrl), now));
+      return file(await savZip(await open(), now));
     case 'kml':
-      return file(kmlExport(await openExportSource(deps, target, options, baseUrl)));
+      return file(kmlExport(await open()));
     case 'osm':
-      return file(osmExport(deps, await openExportSource(deps, target, options, baseUrl)));
+      return file(osmExport(deps, await open()));
     case 'xlsx':
-      return file(await xlsxExport(await openExportSource(deps, target, options, baseUrl), now));
+      return file(await xlsxExport(await open(), now));
     case 'xls':
-      return file(await xlsExport(await openExportSource(deps, target, options, baseUrl), fileSpools(deps.config.dataDir)));
+      return file(await xlsExport(await open(), fileSpools(deps.config.dataDir)));
   }
 }
 

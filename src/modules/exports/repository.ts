@@ -145,3 +145,9 @@ export async function listOsmTagKeys(db: DbOrTx, scope: RecordScope, fieldPaths:
     ORDER BY k`.execute(db);
   return result.rows.map((r) => r.k);
 }
+
+/** How many records an export of this scope reads: the total of an export job's progress. */
+export async function countExportRecords(db: DbOrTx, scope: RecordScope): Promise<number> {
+  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances i WHERE ${scopeCondition(scope)}`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
