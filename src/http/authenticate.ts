@@ -78,6 +78,19 @@ export const tempTokenAuthenticator: Authenticator = {
 };
 
 /**
+ * A temporary token given as the `temp_token` query parameter, on the routes that accept one: the
+ * same checks and 401 bodies as the TempToken header.
+ */
+export async function authenticateTempTokenParameter(deps: AppDeps, key: string): Promise<Principal> {
+  return tokenPrincipal(
+    await checkTempToken(deps, key),
+    'temptoken',
+    { unknown: 'Invalid token', inactive: 'User inactive or deleted', expired: 'Token expired' },
+    'TempToken',
+  );
+}
+
+/**
  * OAuth 2 access tokens. An unknown, expired or revoked token gets 401 here, where onadata
  * (django-oauth-toolkit) would quietly treat the request as anonymous.
  */

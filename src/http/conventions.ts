@@ -7,7 +7,7 @@ import type { AppDeps, RequestContext } from '../context.ts';
 import type {} from '@fastify/swagger';
 import { AppError, errors, isAppError, type FieldErrors } from '../errors.ts';
 import { checkRouteAccess, ROUTE_ACCESS_VALUES } from '../access/index.ts';
-import type { AuthenticatorRegistry } from './authenticate.ts';
+import { authenticateTempTokenParameter, type AuthenticatorRegistry } from './authenticate.ts';
 import './fastify-types.ts';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -103,6 +103,14 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
   return new AppError(500, { detail: 'A server error occurred.' });
 }
 
+/** A non-empty `temp_token` query parameter (the first, when repeated). */
+function tempTokenParameter(query: unknown): string | undefined {
+  if (typeof query !== 'object' || query === null) return undefined;
+  const raw = (query as Record<string, unknown>)['temp_token'];
+  const value = Array.isArray(raw) ? (raw as unknown[])[0] : raw;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 export function installConventions(app: FastifyInstance, deps: AppDeps, authenticators: AuthenticatorRegistry): void {
   const allowed = new Map<string, Set<string>>();
 
@@ -134,7 +142,9 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       request.ctx = { ...base, actor: { kind: 'anonymous' } };
       return;
     }
-    const actor = await authenticators.authenticate(deps, request.headers.authorization, ip, { method: request.method, uri: request.originalUrl });
+    let actor = await authenticators.authenticate(deps, request.headers.authorization, ip, { method: request.method, uri: request.originalUrl });
+    const urlKey = config.urlTempToken && actor.kind === 'anonymous' ? tempTokenParameter(request.query) : undefined;
+    if (urlKey !== undefined) actor = await authenticateTempTokenParameter(deps, urlKey);
     request.ctx = { ...base, actor };
     checkRouteAccess(config.access, actor, base.challenge);
   });

@@ -22,6 +22,11 @@ declare module 'fastify' {
      * the user authenticators leave it alone and the caller is anonymous.
      */
     clientAuthentication?: boolean;
+    /**
+     * The route also accepts `?temp_token=<key>` when no Authorization header authenticated the
+     * request (onadata's TempTokenURLParameterAuthentication, on its export viewset only).
+     */
+    urlTempToken?: boolean;
   }
 }
 

@@ -15,6 +15,9 @@ const ExportAsyncQuery = Type.Object(
   { additionalProperties: Type.String() },
 );
 
+/** onadata's export viewset takes a temporary token in the URL, for links opened outside the API client. */
+const TempTokenParameter = Type.String({ description: 'a temporary token (from /api/v1/user), when no Authorization header is sent' });
+
 function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
@@ -40,11 +43,11 @@ export function registerExportJobRoutes(app: FastifyInstance): void {
   });
 
   app.get<{ Querystring: { xform?: string } }>('/api/v1/export', {
-    config: { access: 'anyone' },
+    config: { access: 'anyone', urlTempToken: true },
     schema: {
       tags: ['exports'],
       summary: 'Export records: with ?xform those of one form, else the exports the caller asked for',
-      querystring: Type.Object({ xform: Type.Optional(Type.String()) }),
+      querystring: Type.Object({ xform: Type.Optional(Type.String()), temp_token: Type.Optional(TempTokenParameter) }),
     },
     handler: (request) => listExports(request.ctx, request.query.xform),
   });
@@ -61,8 +64,13 @@ export function registerExportJobRoutes(app: FastifyInstance): void {
   });
 
   app.get<{ Params: { id: string } }>('/api/v1/export/:id', {
-    config: { access: 'anyone' },
-    schema: { tags: ['exports'], summary: 'Download a finished export (`.{ext}` suffix allowed)', params: Type.Object({ id: Type.String() }) },
+    config: { access: 'anyone', urlTempToken: true },
+    schema: {
+      tags: ['exports'],
+      summary: 'Download a finished export (`.{ext}` suffix allowed)',
+      params: Type.Object({ id: Type.String() }),
+      querystring: Type.Object({ temp_token: Type.Optional(TempTokenParameter) }),
+    },
     handler: async (request, reply) => {
       const download = await downloadExport(request.ctx, request.params.id);
       if (download.kind === 'redirect') return reply.redirect(download.url, 302);
@@ -76,8 +84,13 @@ export function registerExportJobRoutes(app: FastifyInstance): void {
   });
 
   app.delete<{ Params: { id: string } }>('/api/v1/export/:id', {
-    config: { access: 'authenticated' },
-    schema: { tags: ['exports'], summary: 'Delete an export and its file', params: Type.Object({ id: Type.String() }) },
+    config: { access: 'authenticated', urlTempToken: true },
+    schema: {
+      tags: ['exports'],
+      summary: 'Delete an export and its file',
+      params: Type.Object({ id: Type.String() }),
+      querystring: Type.Object({ temp_token: Type.Optional(TempTokenParameter) }),
+    },
     handler: async (request, reply) => {
       await deleteExport(request.ctx, request.params.id);
       return reply.code(204).send();

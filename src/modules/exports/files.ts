@@ -72,3 +72,8 @@ export async function removeExportFile(dataDir: string, relativePath: string | n
   if (!relativePath) return;
   await rm(absolute(dataDir, relativePath), { force: true });
 }
+
+/** Removes these files (after the transaction that deleted their exports committed). */
+export async function removeExportFiles(dataDir: string, relativePaths: ReadonlyArray<string | null>): Promise<void> {
+  for (const path of relativePaths) await removeExportFile(dataDir, path);
+}

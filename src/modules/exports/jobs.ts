@@ -7,6 +7,7 @@ import { anonymous, requireUser } from '../../access/index.ts';
 import { enqueueJob, findJobByUuid } from '../../jobs/queue.ts';
 import type { JobContext } from '../../jobs/registry.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
+import { findLiveForm } from '../forms/repository.ts';
 import { exportOptionsFor, loadExportTarget, renderExport, type ExportFormat, type ExportTarget } from './render.ts';
 import { optionsFromStored, optionsKey as keyOf, storedOptions } from './records-options.ts';
 import { exportFileExists, exportFilePath, removeExportFile, writeExportFile } from './files.ts';
@@ -44,6 +45,8 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
 
   const outcome = await ctx.db.transaction().execute(async (trx): Promise<{ reply: AsyncReply; removed: Array<string | null> }> => {
     await records.lockFormExports(trx, target.formId);
+    // Deleting the form takes the same lock: an export is never recorded for a deleted form.
+    if (!(await findLiveForm(trx, target.formId))) throw errors.notFound();
     const dataVersion = await records.formDataVersion(trx, target.formId);
     const newest = await records.findNewestMatchingExport(trx, { formId: target.formId, exportType, optionsKey, submittedBy });
     if (newest && newest.data_version === dataVersion) {

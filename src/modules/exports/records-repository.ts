@@ -109,6 +109,16 @@ export async function deleteExport(db: DbOrTx, exportId: number): Promise<{ file
 }
 
 /**
+ * Deletes every export of a form, or of each form of a project (forms being deleted), answering
+ * the files to remove once the transaction has committed.
+ */
+export async function deleteExportsOfForms(db: DbOrTx, where: { formId: number } | { projectId: number }): Promise<Array<string | null>> {
+  const forms = 'formId' in where ? sql`${where.formId}::int` : sql`SELECT id FROM forms WHERE project_id = ${where.projectId}`;
+  const result = await sql<{ file_path: string | null }>`DELETE FROM exports WHERE form_id IN (${forms}) RETURNING file_path`.execute(db);
+  return result.rows.map((r) => r.file_path);
+}
+
+/**
  * Removes all but the newest `keep` exports of one form and type (onadata keeps ten), answering
  * the files to remove.
  */

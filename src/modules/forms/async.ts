@@ -13,7 +13,7 @@ import { defaultProjectOf } from '../projects/service.ts';
 import { findLiveProject } from '../projects/repository.ts';
 import * as repo from './repository.ts';
 import { publishNewForm } from './publish.ts';
-import { formDetail, loadVisibleForm, publishTarget } from './service.ts';
+import { formDetail, loadVisibleForm, publishTarget, softDeleteFormWithExports } from './service.ts';
 
 export const PUBLISH_JOB = 'forms.publish';
 export const DELETE_JOB = 'forms.delete';
@@ -132,6 +132,6 @@ export async function runPublishJob(job: JobContext, payload: PublishPayload): P
 }
 
 export async function runDeleteJob(job: JobContext, payload: DeletePayload): Promise<{ formId: number }> {
-  await repo.softDeleteForms(job.deps.db, { formId: payload.formId }, payload.userId, job.deps.clock.now());
+  await softDeleteFormWithExports(job.deps, payload.formId, payload.userId);
   return { formId: payload.formId };
 }

@@ -1,6 +1,8 @@
 // Form use cases: publish, list, read, update or replace, delete, representations, labels,
 // sharing and cloning.
-import type { RequestContext } from '../../context.ts';
+import type { AppDeps, RequestContext } from '../../context.ts';
+import { deleteExportsOfForms, lockFormExports } from '../exports/records-repository.ts';
+import { removeExportFiles } from '../exports/files.ts';
 import { AppError, errors, type FieldErrors } from '../../errors.ts';
 import {
   applyMetaPerms,
@@ -249,7 +251,20 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
 
 export async function deleteForm(ctx: RequestContext, rawId: string): Promise<void> {
   const { form, actor } = await loadFormFor(ctx, rawId, 'delete_submission');
-  await repo.softDeleteForms(ctx.db, { formId: form.id }, actor.id, ctx.clock.now());
+  await softDeleteFormWithExports(ctx, form.id, actor.id);
+}
+
+/**
+ * Marks the form deleted and deletes its exports in one transaction, then removes their files
+ * (a file whose job is still writing it is removed by the job when its export has gone).
+ */
+export async function softDeleteFormWithExports(deps: AppDeps, formId: number, userId: number): Promise<void> {
+  const files = await deps.db.transaction().execute(async (trx) => {
+    await lockFormExports(trx, formId);
+    await repo.softDeleteForms(trx, { formId }, userId, deps.clock.now());
+    return deleteExportsOfForms(trx, { formId });
+  });
+  await removeExportFiles(deps.config.dataDir, files);
 }
 
 // ---------------------------------------------------------------- representations

@@ -22,6 +22,8 @@ import { profileToApi } from '../accounts/to-api.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
 import * as repo from './repository.ts';
 import * as forms from '../forms/repository.ts';
+import { deleteExportsOfForms, lockFormExports } from '../exports/records-repository.ts';
+import { removeExportFiles } from '../exports/files.ts';
 import { projectToApi } from './to-api.ts';
 
 export interface VisibleProject {
@@ -275,10 +277,14 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
 export async function deleteProject(ctx: RequestContext, rawId: string): Promise<void> {
   const { project, actor } = await loadForChange(ctx, rawId, 'delete_project');
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  const files = await ctx.db.transaction().execute(async (trx) => {
+    for (const formId of await forms.listProjectFormIds(trx, project.id, false)) await lockFormExports(trx, formId);
     await forms.softDeleteForms(trx, { projectId: project.id }, actor.id, now);
     await repo.softDeleteProject(trx, project.id, actor.id, now);
+    // The forms' exports go with them; their files once this has committed.
+    return deleteExportsOfForms(trx, { projectId: project.id });
   });
+  await removeExportFiles(ctx.config.dataDir, files);
 }
 
 // ---------------------------------------------------------------- share
