@@ -19,6 +19,7 @@ import { registerOAuthRoutes } from './modules/oauth/routes.ts';
 import { registerExportJobRoutes } from './modules/exports/export-routes.ts';
 import { registerImportRoutes } from './modules/imports/routes.ts';
 import { registerReviewRoutes } from './modules/reviews/routes.ts';
+import { registerMetadataRoutes } from './modules/metadata/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerDataRoutes(app);
   registerImportRoutes(app);
   registerReviewRoutes(app);
+  registerMetadataRoutes(app);
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
   app.addMethodNotAllowedRoutes();

@@ -8,7 +8,6 @@ import * as XLSX from '@e965/xlsx';
 import yauzl from 'yauzl';
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
-import { insertFormMetadata } from '../../src/modules/forms/repository.ts';
 import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
 
 let server: TestServer;
@@ -129,7 +128,8 @@ describe('review columns in exports', () => {
   });
 
   test('a form with review enabled exports the review columns by default, and include_reviews=false leaves them out', async () => {
-    await insertFormMetadata(server.deps.db, formId, 'submission_review', 'true', new Date());
+    const enabled = await server.app.inject({ method: 'POST', url: '/api/v1/metadata', headers: bob.auth, payload: { xform: formId, data_type: 'submission_review', data_value: 'true' } });
+    assert.equal(enabled.statusCode, 201, enabled.body);
     const byDefault = await get(`/api/v1/forms/${formId}.csv`);
     assert.equal(byDefault.body, `${CSV_HEADER},_review_status,_review_comment,_review_date\n${csvRow()},${REVIEW_CELLS()}\n`);
     const without = await get(`/api/v1/forms/${formId}.csv?include_reviews=false`);
@@ -147,6 +147,11 @@ describe('review columns in exports', () => {
     assert.ok(header.endsWith(',_last_edited_by,_review_status,_review_comment,_review_date'), header);
     assert.ok(row.endsWith(`,bob,,${REVIEW_CELLS()}`), row);
     assert.ok(files.get('children.csv')?.toString('utf8').split('\n')[1]?.endsWith(',,,'));
+
+    // Review turned off again (data_value false): the default follows.
+    const disabled = await server.app.inject({ method: 'PATCH', url: `/api/v1/metadata/${String(enabled.json().id)}`, headers: bob.auth, payload: { data_value: 'false' } });
+    assert.equal(disabled.statusCode, 200, disabled.body);
+    assert.equal((await get(`/api/v1/forms/${formId}.csv`)).body, `${CSV_HEADER}\n${csvRow()}\n`);
   });
 
   test('savzip: the review variables, named as onadata names them', async () => {

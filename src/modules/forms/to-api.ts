@@ -15,7 +15,7 @@ export interface FormExtras {
 
 export type FormShape = 'full' | 'short';
 
-function metadataToApi(row: MetadataRow, baseUrl: string): Record<string, unknown> {
+export function metadataToApi(row: MetadataRow, baseUrl: string): Record<string, unknown> {
   return {
     id: row.id,
     xform: row.form_id,

@@ -1,0 +1,140 @@
+// Form metadata entries (onadata's /api/v1/metadata), the part this server supports: entries on
+// a form (`xform`) whose value is text and that change nothing else on the server, among them
+// `submission_review` (review enabled: exports include the review columns by default) and
+// `external_export` (custom XLS report templates). File uploads (media, supporting documents),
+// project and record entries, meta permissions and Enketo links are refused with a 400 that
+// says so, rather than stored half-working.
+import type { RequestContext } from '../../context.ts';
+import { errors, type FieldErrors } from '../../errors.ts';
+import { formAllows, isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
+import { has, readString, type Payload } from '../../http/payload.ts';
+import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import * as forms from '../forms/repository.ts';
+import { metadataToApi } from '../forms/to-api.ts';
+import * as repo from './repository.ts';
+
+/** onadata's METADATA_TYPES. */
+const DATA_TYPES = [
+  'data_license', 'enketo_preview_url', 'enketo_url', 'form_license', 'mapbox_layer', 'media', 'public_link', 'source',
+  'supporting_doc', 'external_export', 'textit', 'google_sheets', 'xform_meta_perms', 'submission_review', 'imported_via_csv_by',
+] as const;
+
+/** The types this server stores through the API: text values with no other effect here. */
+const SUPPORTED_TYPES: ReadonlySet<string> = new Set([
+  'data_license', 'form_license', 'mapbox_layer', 'public_link', 'source', 'external_export', 'textit', 'google_sheets', 'submission_review',
+]);
+
+/** Types a form holds at most one live entry of. */
+const ONE_PER_FORM: ReadonlySet<string> = new Set(['submission_review']);
+
+const DUPLICATE = 'Object already exists';
+
+function parseId(raw: string): number {
+  if (!/^\d{1,9}$/.test(raw)) throw errors.notFound();
+  return Number(raw);
+}
+
+/** The form of an entry the caller may see, and its form facts; 404 otherwise. */
+async function loadEntry(ctx: RequestContext, rawId: string): Promise<{ row: forms.MetadataRow; visible: VisibleForm }> {
+  const row = await repo.findLiveMetadata(ctx.db, parseId(rawId));
+  if (!row) throw errors.notFound();
+  try {
+    return { row, visible: await loadVisibleForm(ctx, String(row.form_id)) };
+  } catch {
+    throw errors.notFound();
+  }
+}
+
+/** Entries of the types this API does not write (set by the server itself) are read-only here. */
+function requireWritableType(row: forms.MetadataRow): void {
+  if (!SUPPORTED_TYPES.has(row.data_type)) throw errors.validation({ data_type: [`"${row.data_type}" entries cannot be changed through this server's API yet.`] });
+}
+
+function requireFormPermission(visible: VisibleForm, permission: FormPermission): void {
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, permission)) throw errors.permissionDenied();
+}
+
+function readValue(payload: Payload, problems: FieldErrors, required: boolean): string | undefined {
+  const value = readString(payload, 'data_value', problems, { required, allowBlank: false });
+  if (value !== undefined && value.length > 255) (problems['data_value'] ??= []).push('Ensure this field has no more than 255 characters.');
+  return value;
+}
+
+/** GET /api/v1/metadata[?xform=<pk>]: one form's entries, or those of every form the caller holds a role on. */
+export async function listMetadata(ctx: RequestContext, rawFormId: string | undefined): Promise<Record<string, unknown>[]> {
+  let formIds: number[];
+  if (rawFormId !== undefined && rawFormId !== '') formIds = [(await loadVisibleForm(ctx, rawFormId)).form.id];
+  else if (isAuthenticated(ctx.actor)) formIds = await forms.listLiveFormIds(ctx.db, { memberId: ctx.actor.user.id });
+  else formIds = [];
+  return (await forms.listFormMetadata(ctx.db, formIds)).map((row) => metadataToApi(row, ctx.baseUrl));
+}
+
+export async function getMetadata(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
+  return metadataToApi((await loadEntry(ctx, rawId)).row, ctx.baseUrl);
+}
+
+/** POST /api/v1/metadata: {xform, data_type, data_value}; the form's owners and managers (add_xform). */
+export async function createMetadata(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+  requireUser(ctx.actor);
+  const problems: FieldErrors = {};
+  const dataValue = readValue(payload, problems, true);
+  const dataType = readString(payload, 'data_type', problems, { required: true });
+  if (dataType !== undefined && !(DATA_TYPES as readonly string[]).includes(dataType)) problems['data_type'] = [`"${dataType}" is not a valid choice.`];
+  else if (dataType !== undefined && !SUPPORTED_TYPES.has(dataType)) problems['data_type'] = [`"${dataType}" entries cannot be set through this server's API yet.`];
+  if (has(payload, 'data_file')) problems['data_file'] = ['File uploads are not supported by this server’s metadata API yet.'];
+  for (const field of ['project', 'instance'] as const) {
+    if (has(payload, field)) problems[field] = [`${field === 'project' ? 'Project' : 'Record'} metadata is not supported by this server yet; give \`xform\`.`];
+  }
+  const rawForm = payload['xform'];
+  if (rawForm === undefined || rawForm === null || rawForm === '') {
+    if (!problems['project'] && !problems['instance']) problems['missing_field'] = ['`xform` or `project` or `instance` field is required.'];
+  }
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm) : '';
+  let visible: VisibleForm;
+  try {
+    visible = await loadVisibleForm(ctx, formRef);
+  } catch {
+    throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
+  }
+  requireFormPermission(visible, 'add_xform');
+  if (dataType === undefined || dataValue === undefined) throw new Error('validated metadata lacks its type or value');
+  const formId = visible.form.id;
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockFormMetadata(trx, formId);
+    const clash = await repo.hasLiveMetadata(trx, formId, dataType, ONE_PER_FORM.has(dataType) ? undefined : dataValue);
+    if (clash) throw errors.saveFailed(DUPLICATE);
+    return repo.insertMetadata(trx, { formId, dataType, dataValue, now: ctx.clock.now() });
+  });
+  return metadataToApi(row, ctx.baseUrl);
+}
+
+/** PUT or PATCH /api/v1/metadata/{id}: a new data_value (change_xform on the form). */
+export async function updateMetadata(ctx: RequestContext, rawId: string, payload: Payload): Promise<Record<string, unknown>> {
+  requireUser(ctx.actor);
+  const { row, visible } = await loadEntry(ctx, rawId);
+  requireFormPermission(visible, 'change_xform');
+  requireWritableType(row);
+  const problems: FieldErrors = {};
+  const dataValue = readValue(payload, problems, false);
+  const dataType = readString(payload, 'data_type', problems);
+  if (dataType !== undefined && dataType !== row.data_type) problems['data_type'] = ['The type of an entry cannot be changed; delete it and add another.'];
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  if (dataValue !== undefined && dataValue !== row.data_value) {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.lockFormMetadata(trx, row.form_id);
+      if (!ONE_PER_FORM.has(row.data_type) && (await repo.hasLiveMetadata(trx, row.form_id, row.data_type, dataValue))) throw errors.saveFailed(DUPLICATE);
+      await repo.updateMetadataValue(trx, row.id, dataValue);
+    });
+  }
+  return getMetadata(ctx, rawId);
+}
+
+/** DELETE /api/v1/metadata/{id}: marks the entry deleted (delete_xform on the form). */
+export async function deleteMetadata(ctx: RequestContext, rawId: string): Promise<void> {
+  requireUser(ctx.actor);
+  const { row, visible } = await loadEntry(ctx, rawId);
+  requireFormPermission(visible, 'delete_xform');
+  requireWritableType(row);
+  if (!(await repo.softDeleteMetadata(ctx.db, row.id, ctx.clock.now()))) throw errors.notFound();
+}

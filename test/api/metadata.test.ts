@@ -1,0 +1,91 @@
+// /api/v1/metadata for form entries with text values: submission_review (review enabled) and the
+// like; who may add, change and delete them; what the server refuses to store half-working.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createUser, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV } from '../fixtures/submissions.ts';
+
+let server: TestServer;
+let bob: TestUser;
+let eddie: TestUser;
+let sam: TestUser;
+let formId: number;
+
+type Json = Record<string, unknown>;
+const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, user?: TestUser, payload?: Json) =>
+  server.app.inject({ method, url, headers: user ? user.auth : {}, ...(payload ? { payload } : {}) });
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  eddie = await createUser(server.app, 'eddie');
+  sam = await createUser(server.app, 'sam');
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
+  const shared = await call('POST', `/api/v1/forms/${formId}/share`, bob, { username: eddie.username, role: 'editor' });
+  assert.equal(shared.statusCode, 204, shared.body);
+});
+after(() => server.close());
+
+describe('/api/v1/metadata', () => {
+  let reviewEntry: Json;
+
+  test('an owner enables review on a form: 201 in onadata’s shape, shown in the form’s metadata', async () => {
+    const res = await call('POST', '/api/v1/metadata', bob, { xform: formId, data_type: 'submission_review', data_value: 'true' });
+    assert.equal(res.statusCode, 201, res.body);
+    reviewEntry = res.json<Json>();
+    assert.deepEqual(Object.keys(reviewEntry), ['id', 'xform', 'data_value', 'data_type', 'data_file', 'extra_data', 'data_file_type', 'media_url', 'file_hash', 'url', 'date_created']);
+    assert.equal(reviewEntry['xform'], formId);
+    assert.equal(reviewEntry['url'], `http://testserver/api/v1/metadata/${String(reviewEntry['id'])}`);
+    const form = (await call('GET', `/api/v1/forms/${formId}`, bob)).json<{ metadata: Json[] }>();
+    assert.ok(form.metadata.some((m) => m['data_type'] === 'submission_review' && m['data_value'] === 'true'));
+
+    const again = await call('POST', '/api/v1/metadata', bob, { xform: formId, data_type: 'submission_review', data_value: 'false' });
+    assert.equal(again.statusCode, 400);
+    assert.deepEqual(again.json(), ['Object already exists']);
+  });
+
+  test('list by form, retrieve; strangers see nothing', async () => {
+    const list = await call('GET', `/api/v1/metadata?xform=${formId}`, bob);
+    assert.deepEqual(list.json<Json[]>().map((m) => m['data_type']), ['xform_meta_perms', 'submission_review']);
+    assert.deepEqual((await call('GET', '/api/v1/metadata', eddie)).json<Json[]>().map((m) => m['data_type']), ['xform_meta_perms', 'submission_review']);
+    assert.deepEqual((await call('GET', '/api/v1/metadata', sam)).json(), []);
+    assert.equal((await call('GET', `/api/v1/metadata?xform=${formId}`, sam)).statusCode, 404);
+    assert.deepEqual((await call('GET', `/api/v1/metadata/${String(reviewEntry['id'])}`, eddie)).json(), reviewEntry);
+    assert.equal((await call('GET', `/api/v1/metadata/${String(reviewEntry['id'])}`, sam)).statusCode, 404);
+  });
+
+  test('bad input and unsupported entries get 400s that say why', async () => {
+    const cases: Array<[Json, unknown]> = [
+      [{ xform: formId, data_type: 'nonsense', data_value: 'x' }, { data_type: ['"nonsense" is not a valid choice.'] }],
+      [{ xform: formId, data_type: 'source' }, { data_value: ['This field is required.'] }],
+      [{ data_type: 'source', data_value: 'x' }, { missing_field: ['`xform` or `project` or `instance` field is required.'] }],
+      [{ xform: 99999, data_type: 'source', data_value: 'x' }, { xform: ['Invalid pk "99999" - object does not exist.'] }],
+      [{ xform: formId, data_type: 'media', data_value: 'https://example.org/a.csv' }, { data_type: ['"media" entries cannot be set through this server\'s API yet.'] }],
+      [{ xform: formId, data_type: 'source', data_value: 'x'.repeat(256) }, { data_value: ['Ensure this field has no more than 255 characters.'] }],
+    ];
+    for (const [payload, expected] of cases) {
+      const res = await call('POST', '/api/v1/metadata', bob, payload);
+      assert.equal(res.statusCode, 400, JSON.stringify(payload));
+      assert.deepEqual(res.json(), expected, JSON.stringify(payload));
+    }
+    const perms = (await call('GET', `/api/v1/metadata?xform=${formId}`, bob)).json<Json[]>().find((m) => m['data_type'] === 'xform_meta_perms');
+    const locked = await call('PATCH', `/api/v1/metadata/${String(perms?.['id'])}`, bob, { data_value: 'editor|dataentry|readonly-no-download' });
+    assert.equal(locked.statusCode, 400, 'meta permissions are the server’s to keep');
+  });
+
+  test('editors may change an entry’s value but not add or delete entries; anonymous gets 401', async () => {
+    assert.equal((await call('POST', '/api/v1/metadata', eddie, { xform: formId, data_type: 'source', data_value: 'x' })).statusCode, 403);
+    assert.equal((await call('POST', '/api/v1/metadata', sam, { xform: formId, data_type: 'source', data_value: 'x' })).statusCode, 400);
+    assert.equal((await call('POST', '/api/v1/metadata', undefined, { xform: formId, data_type: 'source', data_value: 'x' })).statusCode, 401);
+    const id = String(reviewEntry['id']);
+    const changed = await call('PATCH', `/api/v1/metadata/${id}`, eddie, { data_value: 'false' });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal(changed.json<Json>()['data_value'], 'false');
+    assert.equal((await call('DELETE', `/api/v1/metadata/${id}`, eddie)).statusCode, 403);
+    assert.equal((await call('DELETE', `/api/v1/metadata/${id}`, bob)).statusCode, 204);
+    assert.equal((await call('GET', `/api/v1/metadata/${id}`, bob)).statusCode, 404);
+    // With the old entry gone, review can be enabled again.
+    assert.equal((await call('POST', '/api/v1/metadata', bob, { xform: formId, data_type: 'submission_review', data_value: 'true' })).statusCode, 201);
+  });
+});
