@@ -61,7 +61,15 @@ function startBenchServer(): Promise<BenchServer> {
 }
 
 /** The record as a submission stores it (src/modules/submissions/receive.ts). */
-function storedRecord(xml: string, schema: FormSchema, idString: string, formVersion: string): { uuid: string; version: string; json: string; hasGeopoint: boolean } {
+interface StoredRecord {
+  uuid: string;
+  version: string;
+  json: string;
+  hasGeopoint: boolean;
+  repeatCounts: string;
+}
+
+function storedRecord(xml: string, schema: FormSchema, idString: string, formVersion: string): StoredRecord {
   const parsed = parseInstance(xml, schema, { maxBytes: 10_000_000 });
   if (!parsed.ok) throw new Error(`bench instance does not parse: ${parsed.error}`);
   const { record, meta } = parsed;
@@ -79,7 +87,7 @@ function storedRecord(xml: string, schema: FormSchema, idString: string, formVer
     _tags: [],
     _notes: [],
   });
-  return { uuid, version, json, hasGeopoint: meta.geolocation[0] !== null };
+  return { uuid, version, json, hasGeopoint: meta.geolocation[0] !== null, repeatCounts: meta.repeatCounts };
 }
 
 interface FormFacts {
@@ -117,10 +125,12 @@ async function prepare(server: BenchServer): Promise<string> {
   }
   await withClient(databaseUrl(DATABASE), async (client) => {
     const form = await formFacts(client);
-    const stored = await client.query<{ xml: string; json: Record<string, unknown> }>('SELECT xml, json FROM instances WHERE form_id = $1 ORDER BY id', [form.id]);
+    const stored = await client.query<{ xml: string; json: Record<string, unknown>; repeat_counts: unknown }>(
+      'SELECT xml, json, repeat_counts FROM instances WHERE form_id = $1 ORDER BY id', [form.id]);
     for (const row of stored.rows) {
-      const mine = JSON.parse(storedRecord(row.xml, form.schema, form.idString, form.version).json) as Record<string, unknown>;
-      if (JSON.stringify(sortKeys(mine)) !== JSON.stringify(sortKeys(row.json))) {
+      const mine = storedRecord(row.xml, form.schema, form.idString, form.version);
+      const same = (a: unknown, b: unknown) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+      if (!same(JSON.parse(mine.json), row.json) || !same(JSON.parse(mine.repeatCounts), row.repeat_counts)) {
         throw new Error('the bench loader would store records unlike a submission does; update storedRecord() in bench/export.ts');
       }
     }
@@ -153,6 +163,7 @@ async function load(records: number): Promise<void> {
       const versions: string[] = [];
       const times: string[] = [];
       const geos: boolean[] = [];
+      const repeatCounts: string[] = [];
       for (let i = 0; i < count; i++) {
         const xml = benchInstance(n + i);
         const stored = storedRecord(xml, form.schema, form.idString, form.version);
@@ -162,13 +173,14 @@ async function load(records: number): Promise<void> {
         versions.push(stored.version);
         times.push(new Date(base + (n + i) * 1000).toISOString());
         geos.push(stored.hasGeopoint);
+        repeatCounts.push(stored.repeatCounts);
       }
       await inFlight;
       inFlight = client.query(
-        `INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint)
-         SELECT $1, u, x, j::jsonb, v, $2, t::timestamptz, t::timestamptz, 0, g
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) AS r(u, x, j, v, t, g)`,
-        [form.id, form.ownerId, uuids, xmls, jsons, versions, times, geos],
+        `INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
+         SELECT $1, u, x, j::jsonb, v, $2, t::timestamptz, t::timestamptz, 0, g, c::jsonb
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[]) AS r(u, x, j, v, t, g, c)`,
+        [form.id, form.ownerId, uuids, xmls, jsons, versions, times, geos, repeatCounts],
       );
       const now = performance.now();
       if (now - lastReport > 10_000) {

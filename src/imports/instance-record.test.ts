@@ -127,8 +127,8 @@ test('records built from rows equal what the submission parser reads from the sa
     // Compared as stored: through JSON text (where -0 is 0).
     const stored = JSON.parse(JSON.stringify(parsed.record)) as unknown;
     assert.deepEqual(JSON.parse(json), stored, `row ${n}: ${JSON.stringify(cells)}`);
-    const { geolocation, duration, mediaFiles } = parsed.meta;
-    assert.deepEqual(prepared.row.facts, { geolocation, duration, mediaFiles }, `row ${n}: ${JSON.stringify(cells)}`);
+    const { geolocation, duration, mediaFiles, repeatCounts } = parsed.meta;
+    assert.deepEqual(prepared.row.facts, { geolocation, duration, mediaFiles, repeatCounts }, `row ${n}: ${JSON.stringify(cells)}`);
     // Keys added for storage come after the answers and win over them, as in jsonb.
     const extra = { _uuid: 'x', 'meta/instanceID': 'not this', _tags: [] };
     assert.deepEqual(JSON.parse(prepared.row.recordJson(`new-${n}`, deprecated, extra) ?? ''), { ...(stored as object), ...extra });

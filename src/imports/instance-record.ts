@@ -21,6 +21,8 @@ export interface RecordFacts {
   duration: number | '';
   /** Distinct attachment names the record's answers name. */
   mediaFiles: string[];
+  /** Items of each repeat, as stored beside the record (src/modules/submissions/repeat-counts.ts). */
+  repeatCounts: string;
 }
 
 // Python's str.isspace(): the parser drops text made only of these between two tags.
@@ -71,7 +73,10 @@ function pythonFloat(text: string): number | null {
  * and the geopoint and media answers found anywhere in it (by path, in document order).
  */
 export function recordFacts(
-  rules: RecordRules, top: { start: RecordValue | undefined; end: RecordValue | undefined }, found: ReadonlyMap<string, readonly string[]>,
+  rules: RecordRules,
+  top: { start: RecordValue | undefined; end: RecordValue | undefined },
+  found: ReadonlyMap<string, readonly string[]>,
+  repeatCounts: Readonly<Record<string, number>>,
 ): RecordFacts {
   let geolocation: [number, number] | [null, null] | null = null;
   scan: for (const path of rules.geopointPaths) {
@@ -94,5 +99,6 @@ export function recordFacts(
     geolocation: geolocation ?? [null, null],
     duration: start === null || end === null ? '' : end - start,
     mediaFiles: [...mediaFiles],
+    repeatCounts: Object.keys(repeatCounts).length === 0 ? '{}' : JSON.stringify(repeatCounts),
   };
 }

@@ -159,6 +159,10 @@ interface RecordSink {
   readonly found: Map<string, string[]>;
   /** The record's top level (not a repeat entry): where start and end are read. */
   readonly top: { start: RecordValue | undefined; end: RecordValue | undefined } | null;
+  /** Items per repeat, keyed as repeat-counts.ts keys them, shared by the whole record. */
+  readonly counts: Record<string, number>;
+  /** 1-based positions of the enclosing repeat items (`''` at the top level). */
+  readonly position: string;
 }
 
 export class RowBuilder {
@@ -281,7 +285,7 @@ export class RowBuilder {
     if (problems.length > 0) return { ok: false, problems };
     const rules = this.#rules;
     const top: { start: RecordValue | undefined; end: RecordValue | undefined } = { start: undefined, end: undefined };
-    const sink: RecordSink | null = rules === null ? null : { members: '', found: new Map(), top };
+    const sink: RecordSink | null = rules === null ? null : { members: '', found: new Map(), top, counts: {}, position: '' };
     if (sink !== null && rules !== null && this.#formUuid !== null) {
       sink.members = `${this.#formhubMember}${JSON.stringify(storedValue(rules, 'formhub/uuid', this.#formUuid))}`;
     }
@@ -295,7 +299,7 @@ export class RowBuilder {
       close: this.#close,
     };
     const members = sink === null ? null : flattened(sink.members);
-    const facts = sink === null || rules === null ? null : recordFacts(rules, top, sink.found);
+    const facts = sink === null || rules === null ? null : recordFacts(rules, top, sink.found, sink.counts);
     return { ok: true, row: new PreparedRow(uuid ?? instanceUuid, submissionTime, submittedBy, xml, members, facts, rules) };
   }
 
@@ -357,14 +361,29 @@ export class RowBuilder {
       const texts = this.#textsOf(element);
       let out = '';
       let items = '';
+      let kept = 0;
+      // The count is keyed before the items' own repeats are, in the parser's order.
+      const countKey = sink === null ? '' : sink.position === '' ? element.path : `${element.path} ${sink.position}`;
+      if (sink !== null) sink.counts[countKey] = 0;
       for (const index of [...entries.keys()].sort((a, b) => a - b)) {
-        const item: RecordSink | null = sink === null ? null : { members: '', found: sink.found, top: null };
+        const position = sink === null ? '' : sink.position === '' ? String(kept + 1) : `${sink.position},${kept + 1}`;
+        const item: RecordSink | null = sink === null ? null : { members: '', found: sink.found, top: null, counts: sink.counts, position };
         const inner = this.#children(element, entries.get(index) as Entry, false, item);
         if (inner !== '') out += `${texts.open}${inner}${texts.close}`;
         // An entry whose answers were all blank is no entry to the parser.
-        if (item !== null && item.members !== '') items += `${items === '' ? '{' : ',{'}${item.members}}`;
+        if (item !== null && item.members !== '') {
+          items += `${items === '' ? '{' : ',{'}${item.members}}`;
+          kept++;
+        }
       }
-      if (sink !== null && items !== '') this.#addMember(sink, texts, `[${items}]`);
+      if (sink !== null) {
+        if (items !== '') {
+          this.#addMember(sink, texts, `[${items}]`);
+          sink.counts[countKey] = kept;
+        } else {
+          delete sink.counts[countKey];
+        }
+      }
       return out;
     }
     const texts = this.#textsOf(element);

@@ -87,52 +87,23 @@ export async function listRunEnds(db: DbOrTx, scope: RecordScope, every: number,
   return result.rows.map((r) => Number(r.id));
 }
 
+/** The largest item count of one repeat key (src/modules/submissions/repeat-counts.ts) in scope. */
 export interface RepeatCount {
-  /** 1-based positions in the enclosing repeats, outermost first. */
-  indices: number[];
+  key: string;
   count: number;
 }
 
 /**
- * The largest number of items of a repeat per position of its enclosing repeats. `chain` is
- * the record keys of the enclosing repeats, outermost first, then the repeat's own key.
+ * The largest number of items of every repeat, per position of its enclosing repeats, from the
+ * records' repeat_counts column: one scan that reads no stored record, except for records stored
+ * before the column was kept, which gather_repeat_counts counts from their record.
  */
-export async function listRepeatCounts(db: DbOrTx, scope: RecordScope, chain: readonly string[]): Promise<RepeatCount[]> {
-  const target = chain[chain.length - 1];
-  if (target === undefined) return [];
-  const enclosing = chain.slice(0, -1);
-  if (enclosing.length === 0) {
-    // A top-level repeat: one jsonpath call per record (a key that is missing or not an array
-    // reads NULL), which PostgreSQL can spread over parallel workers. The key is quoted as a
-    // JSON string, which is jsonpath's syntax for a quoted key, and travels as a parameter.
-    const path = `strict $.${JSON.stringify(target)}.size()`;
-    const result = await sql<{ n: number | null }>`SELECT max((jsonb_path_query_first(i.json, ${path}::jsonpath, '{}', true))::int) AS n
-      FROM instances i WHERE ${scopeCondition(scope)}`.execute(db);
-    const n = result.rows[0]?.n;
-    return n === null || n === undefined ? [] : [{ indices: [], count: Number(n) }];
-  }
-  // Each level's value is taken out once, in a LATERAL subquery (OFFSET 0 keeps the planner from
-  // folding it back in): every `json -> key` written out again would fetch and decompress the
-  // whole stored record again (it is TOASTed), which made this scan about 40% slower.
-  const joins: RawBuilder<unknown>[] = [sql`CROSS JOIN LATERAL (SELECT i.json -> ${enclosing[0] ?? target} AS v OFFSET 0) AS l0`];
-  const ordinals: RawBuilder<unknown>[] = [];
-  enclosing.forEach((_, level) => {
-    // Aliases are generated here (l0, t0…), never taken from input.
-    const items = sql.raw(`l${level}.v`);
-    const item = sql.raw(`t${level}`);
-    const next = enclosing[level + 1] ?? target;
-    joins.push(sql`CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(${items}) = 'array' THEN ${items} ELSE '[]'::jsonb END) WITH ORDINALITY AS ${item}(e, o)`);
-    joins.push(sql`CROSS JOIN LATERAL (SELECT ${item}.e -> ${next} AS v OFFSET 0) AS ${sql.raw(`l${level + 1}`)}`);
-    ordinals.push(sql`${item}.o`);
-  });
-  const value = sql.raw(`l${enclosing.length}.v`);
-  const positions = ordinals.length ? sql`ARRAY[${sql.join(ordinals.map((o) => sql`${o}::int`))}]` : sql`ARRAY[]::int[]`;
-  const groupBy = ordinals.length ? sql`GROUP BY ${sql.join(ordinals)}` : sql``;
-  const result = await sql<{ indices: number[]; n: number }>`SELECT ${positions} AS indices, max(jsonb_array_length(${value}))::int AS n
-    FROM instances i ${sql.join(joins, sql` `)}
-    WHERE ${scopeCondition(scope)} AND jsonb_typeof(${value}) = 'array'
-    ${groupBy}`.execute(db);
-  return result.rows.filter((r) => r.n !== null).map((r) => ({ indices: r.indices.map(Number), count: Number(r.n) }));
+export async function listRepeatCounts(db: DbOrTx, scope: RecordScope): Promise<RepeatCount[]> {
+  const result = await sql<{ key: string; n: number }>`SELECT c.key, max(c.value::int) AS n
+    FROM instances i CROSS JOIN LATERAL jsonb_each(coalesce(i.repeat_counts, gather_repeat_counts(i.json))) AS c
+    WHERE ${scopeCondition(scope)}
+    GROUP BY c.key`.execute(db);
+  return result.rows.map((r) => ({ key: r.key, count: Number(r.n) }));
 }
 
 /** The `<field>:<tag>` keys that records of osm questions carry (not the `:way:id` references). */

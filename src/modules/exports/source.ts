@@ -5,6 +5,7 @@ import { buildExportForm, type ExportForm } from '../../exports/layout/form-mode
 import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { queryCondition } from '../submissions/query.ts';
+import { parseRepeatCountKey } from '../submissions/repeat-counts.ts';
 import type { ExportOptions } from './options.ts';
 import * as repo from './repository.ts';
 
@@ -45,7 +46,7 @@ export interface ExportSource {
   records(): AsyncIterable<ExportRecord>;
   /** The same pass a database page at a time (formats that render a page in one go). */
   pages(): AsyncIterable<ExportRecord[]>;
-  /** Repeat block counts for flat layouts (one SQL aggregate per repeat). */
+  /** Repeat block counts for flat layouts (one SQL aggregate). */
   repeatShape(): Promise<RepeatShape>;
   /** `<field>:<tag>` keys of osm questions found in the records. */
   osmTagKeys(): Promise<string[]>;
@@ -178,9 +179,10 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     pages,
     repeatShape: async () => {
       const shape = new RepeatShape();
-      for (const repeat of form.repeats) {
-        const chain = [...(form.repeatAncestors.get(repeat.path) ?? []).map((r) => r.path), repeat.path];
-        for (const { indices, count } of await repo.listRepeatCounts(deps.db, scope, chain)) shape.note(repeat.path, indices, count);
+      if (form.repeats.length === 0) return shape;
+      for (const { key, count } of await repo.listRepeatCounts(deps.db, scope)) {
+        const { path, indices } = parseRepeatCountKey(key);
+        shape.note(path, indices, count);
       }
       return shape;
     },

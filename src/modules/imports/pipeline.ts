@@ -182,6 +182,7 @@ class Stager {
       totalMedia: facts.mediaFiles.length,
       media: JSON.stringify(facts.mediaFiles),
       hasGeopoint: facts.geolocation[0] !== null,
+      repeatCounts: facts.repeatCounts,
     };
   }
 

@@ -18,6 +18,8 @@ export interface StagedRow {
   /** JSON array of the attachment names the record references. */
   media: string;
   hasGeopoint: boolean;
+  /** Items of each repeat as JSON object text (src/modules/submissions/repeat-counts.ts). */
+  repeatCounts: string;
 }
 
 /**
@@ -56,12 +58,13 @@ export async function findUserIdsByUsername(db: DbOrTx, usernames: readonly stri
 /** One statement for a whole batch: each column travels as one array parameter. */
 export async function stageRows(db: DbOrTx, importId: string, rows: readonly StagedRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await sql`INSERT INTO import_rows (import_id, seq, target_uuid, uuid, xml, json, version, submitted_by, date_created, total_media, media, has_geopoint)
+  await sql`INSERT INTO import_rows (import_id, seq, target_uuid, uuid, xml, json, version, submitted_by, date_created, total_media, media, has_geopoint,
+      repeat_counts)
     SELECT ${importId}, * FROM unnest(
       ${rows.map((r) => r.seq)}::int[], ${rows.map((r) => r.targetUuid)}::text[], ${rows.map((r) => r.uuid)}::text[],
       ${rows.map((r) => r.xml)}::text[], ${rows.map((r) => r.json)}::text[], ${rows.map((r) => r.version)}::text[],
       ${rows.map((r) => r.submittedBy)}::int[], ${rows.map((r) => r.dateCreated)}::text[], ${rows.map((r) => r.totalMedia)}::int[],
-      ${rows.map((r) => r.media)}::text[], ${rows.map((r) => r.hasGeopoint)}::bool[])`.execute(db);
+      ${rows.map((r) => r.media)}::text[], ${rows.map((r) => r.hasGeopoint)}::bool[], ${rows.map((r) => r.repeatCounts)}::text[])`.execute(db);
 }
 
 export async function deleteStagedRows(db: DbOrTx, importId: string): Promise<void> {
@@ -96,7 +99,7 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
     ORDER BY r.seq`.execute(db);
   const result = await sql`UPDATE instances i SET
       uuid = r.uuid, xml = r.xml, json = r.json::jsonb || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
-      total_media = r.total_media, has_geopoint = r.has_geopoint, edited = true,
+      total_media = r.total_media, has_geopoint = r.has_geopoint, repeat_counts = r.repeat_counts::jsonb, edited = true,
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
       media_count = (SELECT count(*)::int FROM attachments a
         WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
@@ -113,9 +116,9 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
 export async function applyStagedAdditions(db: DbOrTx, options: ApplyOptions): Promise<number> {
   const { importId, formId, now, status } = options;
   const result = await sql`INSERT INTO instances
-      (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint)
+      (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
     SELECT ${formId}, r.uuid, r.xml, r.json::jsonb, r.version, ${status}, r.submitted_by,
-      coalesce(r.date_created::timestamptz, ${now}::timestamptz), ${now}::timestamptz, r.total_media, r.has_geopoint
+      coalesce(r.date_created::timestamptz, ${now}::timestamptz), ${now}::timestamptz, r.total_media, r.has_geopoint, r.repeat_counts::jsonb
     FROM import_rows r
     WHERE r.import_id = ${importId} AND r.target_uuid IS NULL
       AND NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
@@ -141,11 +144,13 @@ export async function preferFastCompression(db: DbOrTx): Promise<void> {
  */
 export const RECORD_BATCH_ROWS = 100;
 
-/** Columns of one row of the multi-row statements below, in their order. */
+/** Columns of one row of the multi-row statements below, in their order (named by RECORD_ROW). */
 function recordValues(r: StagedRow) {
   return sql`(${r.seq}::int, ${r.uuid}, ${r.xml}, ${r.json}::jsonb, ${r.version}, ${r.submittedBy}::int,
-    ${r.dateCreated}::timestamptz, ${r.totalMedia}::int, ${r.hasGeopoint}::bool, ${r.media}, ${r.targetUuid})`;
+    ${r.dateCreated}::timestamptz, ${r.totalMedia}::int, ${r.hasGeopoint}::bool, ${r.media}, ${r.targetUuid}, ${r.repeatCounts}::jsonb)`;
 }
+
+const RECORD_ROW = sql.raw('r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid, repeat_counts)');
 
 /**
  * New records, in this order, straight into instances (one statement for the lot). As in
@@ -156,11 +161,11 @@ export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: rea
   const { formId, now, status } = options;
   const prepared = sql.raw(rows.length === RECORD_BATCH_ROWS ? `/* prepared:import-insert-records-${RECORD_BATCH_ROWS} */ ` : '');
   const result = await sql`${prepared}INSERT INTO instances
-      (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint)
+      (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
     SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, coalesce(r.date_created, ${now}::timestamptz),
-      ${now}::timestamptz, r.total_media, r.has_geopoint
+      ${now}::timestamptz, r.total_media, r.has_geopoint, r.repeat_counts
     FROM (VALUES ${sql.join(rows.map(recordValues))})
-      AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
+      AS ${RECORD_ROW}
     WHERE NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
     ORDER BY r.seq
     ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
@@ -189,12 +194,12 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
     ORDER BY r.n`.execute(db);
   const result = await sql`UPDATE instances i SET
       uuid = r.uuid, xml = r.xml, json = r.json || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
-      total_media = r.total_media, has_geopoint = r.has_geopoint, edited = true,
+      total_media = r.total_media, has_geopoint = r.has_geopoint, repeat_counts = r.repeat_counts::jsonb, edited = true,
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
       media_count = (SELECT count(*)::int FROM attachments a
         WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
     FROM (VALUES ${sql.join(rows.map(recordValues))})
-      AS r (seq, uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, media, target_uuid)
+      AS ${RECORD_ROW}
     ${target(sql.ref('r.target_uuid'))}
     WHERE i.id = t.id AND t.deleted_at IS NULL`.execute(db);
   return Number(result.numAffectedRows ?? 0);

@@ -14,6 +14,7 @@
 // Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FIELD_NUMERIC, FIELD_REPEAT, type FormSchema, type SchemaNode } from './form-schema.ts';
+import { repeatCountsOf } from './repeat-counts.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
 export interface SubmissionRecord {
@@ -46,6 +47,8 @@ export interface InstanceMeta {
   duration: number | '';
   /** Encrypted submission: root `encrypted="yes"` or an encryptedXmlFile/base64EncryptedKey element. */
   encrypted: boolean;
+  /** Items of each repeat, as stored beside the record (repeat-counts.ts). */
+  repeatCounts: string;
 }
 
 export interface ParseOptions {
@@ -457,6 +460,7 @@ export function parseInstance(xml: string | Uint8Array, schema: FormSchema, opti
     geolocation: geolocationOf(schema, values),
     duration: durationOf(schema, record),
     encrypted,
+    repeatCounts: repeatCountsOf(record),
   };
   return { ok: true, record, meta };
 }

@@ -190,6 +190,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   const submissionDate = isoTimestamp(when);
   const newInstance = {
     form_id: form.id, uuid, xml, json, version: meta.version ?? form.version, submitted_by: submitter, date_created: when, total_media: referenced.size, has_geopoint: hasGeopoint,
+    repeat_counts: meta.repeatCounts,
   };
   const done = (kind: SubmissionOutcome['kind'], instanceId: number): SubmissionOutcome => ({
     status: kind === 'duplicate' ? 202 : 201, kind, instanceId, uuid, form, submissionDate,
@@ -219,7 +220,8 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
     const edited = meta.deprecatedUuid ? await repo.findInstanceByUuid(trx, form.id, meta.deprecatedUuid) : undefined;
     if (edited && !edited.deleted_at) {
       await repo.archiveAndReplace(trx, edited, {
-        uuid, xml, json, version: meta.version ?? form.version, total_media: referenced.size, has_geopoint: hasGeopoint, editedBy: submitter, now: ctx.clock.now(),
+        uuid, xml, json, version: meta.version ?? form.version, total_media: referenced.size, has_geopoint: hasGeopoint, repeat_counts: meta.repeatCounts,
+        editedBy: submitter, now: ctx.clock.now(),
       });
       instanceId = edited.id;
       kind = 'edited';

@@ -25,12 +25,16 @@ export interface NewInstance {
   date_created: Date;
   total_media: number;
   has_geopoint: boolean;
+  /** JSON object text (repeat-counts.ts). */
+  repeat_counts: string;
 }
 
 export async function archiveAndReplace(
   db: DbOrTx,
   previous: InstanceRow,
-  next: { uuid: string; xml: string; json: string; version: string; total_media: number; has_geopoint: boolean; editedBy: number | null; now: Date },
+  next: {
+    uuid: string; xml: string; json: string; version: string; total_media: number; has_geopoint: boolean; repeat_counts: string; editedBy: number | null; now: Date;
+  },
 ): Promise<void> {
   await db.insertInto('instance_history').values({ instance_id: previous.id, form_id: previous.form_id, uuid: previous.uuid, xml: previous.xml, date_created: next.now }).execute();
   await db
@@ -43,6 +47,7 @@ export async function archiveAndReplace(
       version: next.version,
       total_media: next.total_media,
       has_geopoint: next.has_geopoint,
+      repeat_counts: next.repeat_counts,
       edited: true,
       last_edited: next.now,
       last_edited_by: next.editedBy,
@@ -257,9 +262,10 @@ export async function insertInstanceCounted(db: DbOrTx, instance: NewInstance): 
   const geo = instance.has_geopoint ? 1 : 0;
   const result = await sql<{ id: number }>`
     WITH ins AS (
-      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint)
+      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
       VALUES (${instance.form_id}, ${instance.uuid}, ${instance.xml}, ${instance.json}::jsonb, ${instance.version}, ${instance.submitted_by},
-              ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}, ${instance.has_geopoint})
+              ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}, ${instance.has_geopoint},
+              ${instance.repeat_counts}::jsonb)
       ON CONFLICT (form_id, uuid) DO NOTHING
       RETURNING id, form_id, date_created
     ), counted AS (
@@ -306,9 +312,10 @@ export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInst
                (SELECT r.role FROM form_roles r WHERE r.form_id = f.id AND r.user_id = ${facts.actorId}::int) IS NOT DISTINCT FROM ${facts.role}::text)
       ) AS allowed
     ), ins AS (
-      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint)
+      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
       SELECT ${instance.form_id}::int, ${instance.uuid}::text, ${instance.xml}::text, ${instance.json}::jsonb, ${instance.version}::text, ${instance.submitted_by}::int,
-             ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool
+             ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool,
+             ${instance.repeat_counts}::jsonb
       FROM still WHERE still.allowed
       ON CONFLICT (form_id, uuid) DO NOTHING
       RETURNING id, form_id, date_created

@@ -1,0 +1,29 @@
+-- Each record's repeat item counts (src/modules/submissions/repeat-counts.ts), written by the
+-- server with the record: flat exports size their repeat columns from this small column instead
+-- of opening every stored record (1,000,000 records: about 1.8 s before the first byte).
+-- Records stored before this migration keep NULL; gather_repeat_counts counts them from their
+-- record when an export needs it, by the same rule, so no stored record is rewritten here.
+ALTER TABLE instances ADD COLUMN repeat_counts jsonb;
+ALTER TABLE import_rows ADD COLUMN repeat_counts text;
+
+-- `{"<repeat key>[ <positions>]": <items>}` for every array of objects in a record, recursively.
+CREATE FUNCTION gather_repeat_counts(container jsonb, within text DEFAULT '') RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+  counts jsonb := '{}';
+  member record;
+  item record;
+BEGIN
+  FOR member IN SELECT key, value FROM jsonb_each(container)
+      WHERE jsonb_typeof(value) = 'array' AND jsonb_typeof(value -> 0) = 'object' LOOP
+    counts := counts || jsonb_build_object(
+      CASE WHEN within = '' THEN member.key ELSE member.key || ' ' || within END, jsonb_array_length(member.value));
+    FOR item IN SELECT value, ordinality FROM jsonb_array_elements(member.value) WITH ORDINALITY
+        WHERE jsonb_typeof(value) = 'object' LOOP
+      counts := counts || gather_repeat_counts(item.value,
+        CASE WHEN within = '' THEN item.ordinality::text ELSE within || ',' || item.ordinality END);
+    END LOOP;
+  END LOOP;
+  RETURN counts;
+END
+$$;
