@@ -57,7 +57,9 @@ function prepareMarkedStatements(client: pg.PoolClient): void {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    // No JIT compilation: it cost about 1.2 s at the start of a scan of 1,000,000 records (an
+    // export's repeat counts) and saves far less on the queries this server runs.
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c jit=off' });
     pool.on('connect', prepareMarkedStatements);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, backend: 'postgres', close: () => db.destroy() };

@@ -95,14 +95,20 @@ export interface RepeatCount {
 
 /**
  * The largest number of items of every repeat, per position of its enclosing repeats, from the
- * records' repeat_counts column: one scan that reads no stored record, except for records stored
- * before the column was kept, which gather_repeat_counts counts from their record.
+ * records' repeat_counts column: an index-only scan that reads no stored record (migration 0013),
+ * except for records stored before the column was kept, which gather_repeat_counts counts from
+ * their record. The two kinds are asked for apart: a condition that names the record itself
+ * (coalesce with the record) would make every record's row be read.
  */
 export async function listRepeatCounts(db: DbOrTx, scope: RecordScope): Promise<RepeatCount[]> {
-  const result = await sql<{ key: string; n: number }>`SELECT c.key, max(c.value::int) AS n
-    FROM instances i CROSS JOIN LATERAL jsonb_each(coalesce(i.repeat_counts, gather_repeat_counts(i.json))) AS c
-    WHERE ${scopeCondition(scope)}
-    GROUP BY c.key`.execute(db);
+  const where = scopeCondition(scope);
+  const result = await sql<{ key: string; n: number }>`SELECT counts.key, max(counts.n) AS n FROM (
+      SELECT c.key, c.value::int AS n FROM instances i CROSS JOIN LATERAL jsonb_each(i.repeat_counts) AS c
+      WHERE ${where} AND i.repeat_counts IS NOT NULL
+      UNION ALL
+      SELECT c.key, c.value::int FROM instances i CROSS JOIN LATERAL jsonb_each(gather_repeat_counts(i.json)) AS c
+      WHERE ${where} AND i.repeat_counts IS NULL) AS counts
+    GROUP BY counts.key`.execute(db);
   return result.rows.map((r) => ({ key: r.key, count: Number(r.n) }));
 }
 
