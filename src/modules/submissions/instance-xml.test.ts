@@ -295,7 +295,7 @@ describe('parseInstance: metadata', () => {
     assert.deepStrictEqual(meta, {
       rootName: 'data', idString: 'household', version: '2026111901', formhubUuid: 'f0c9a4b2',
       instanceId: 'uuid:new-1', uuid: 'new-1', deprecatedId: 'uuid:old-1', deprecatedUuid: 'old-1',
-      submissionDate: '2013-02-18T15:54:01Z', mediaFiles: [], geolocation: [null, null], duration: '', encrypted: false,
+      submissionDate: '2013-02-18T15:54:01Z', mediaFiles: [], geolocation: [null, null], duration: '', encrypted: false, repeatCounts: '{}',
     });
     assert.deepStrictEqual(record, {
       'formhub/uuid': 'f0c9a4b2', a: 'x', 'meta/instanceID': 'uuid:new-1', 'meta/deprecatedID': 'uuid:old-1',
