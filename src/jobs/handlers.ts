@@ -5,6 +5,7 @@ import { DELETE_JOB, PUBLISH_JOB, runDeleteJob, runPublishJob } from '../modules
 import { EXPORT_JOB, runExportJob } from '../modules/exports/jobs.ts';
 import { IMPORT_JOB } from '../modules/imports/service.ts';
 import { runImportJob } from '../modules/imports/job.ts';
+import { COUNT_STORED_REPEATS_JOB, runCountStoredRepeatsJob } from '../modules/submissions/repeat-counts-job.ts';
 
 export function buildJobRegistry(): JobRegistry {
   const registry = new JobRegistry();
@@ -14,5 +15,7 @@ export function buildJobRegistry(): JobRegistry {
   registry.register(EXPORT_JOB, runExportJob, { leaseSeconds: 300 });
   // A short lease: an import killed with its server is taken up again soon after a restart.
   registry.register(IMPORT_JOB, runImportJob, { maxAttempts: 3, leaseSeconds: 20 });
+  // Each batch is committed on its own: a retry goes on from where the last one stopped.
+  registry.register(COUNT_STORED_REPEATS_JOB, runCountStoredRepeatsJob, { maxAttempts: 5 });
   return registry;
 }

@@ -8,6 +8,11 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createUser, multipart, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
+import { enqueueJob, findJobByUuid } from '../../src/jobs/queue.ts';
+import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { silentJobLog } from '../../src/jobs/log.ts';
+import { runOneJob } from '../../src/jobs/worker.ts';
+import { COUNT_STORED_REPEATS_JOB } from '../../src/modules/submissions/repeat-counts-job.ts';
 
 // pyxform's CSV layout: a repeat of kids, each with a group and a repeat of shots inside.
 const FORM = [
@@ -108,6 +113,18 @@ test('records stored before the counts were kept export the same file', async ()
   } finally {
     await sql`UPDATE instances SET repeat_counts = gather_repeat_counts(json) WHERE form_id = ${formId}`.execute(server.deps.db);
   }
+});
+
+test('the background job stores the counts of records stored without them, as the server would have', async () => {
+  const kept = async () => (await sql<{ c: unknown }>`SELECT repeat_counts AS c FROM instances WHERE form_id = ${formId} ORDER BY id`.execute(server.deps.db)).rows.map((r) => r.c);
+  const expected = await kept();
+  await sql`UPDATE instances SET repeat_counts = NULL WHERE form_id = ${formId}`.execute(server.deps.db);
+  const job = await enqueueJob(server.deps.db, { type: COUNT_STORED_REPEATS_JOB });
+  assert.equal(await runOneJob(server.deps, buildJobRegistry(), { log: silentJobLog }), true);
+  const done = await findJobByUuid(server.deps.db, job.uuid);
+  assert.equal(done?.status, 'SUCCESS');
+  assert.deepEqual(done?.result, { counted: expected.length });
+  assert.deepEqual(await kept(), expected);
 });
 
 test('an edit that drops items shrinks the columns to the data as it is now', async () => {

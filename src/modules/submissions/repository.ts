@@ -331,3 +331,19 @@ export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInst
   const row = result.rows[0];
   return { allowed: row?.allowed === true, id: row?.id ?? undefined };
 }
+
+/** Records stored before their repeat counts were kept (migration 0013), deleted ones included. */
+export async function countUncountedRecords(db: DbOrTx): Promise<number> {
+  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances WHERE repeat_counts IS NULL`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/**
+ * Stores the repeat counts of up to `limit` such records, counted from their record by the SQL
+ * twin of repeat-counts.ts; rows another worker holds are skipped. Returns how many were stored.
+ */
+export async function storeRepeatCountsOfOldRecords(db: DbOrTx, limit: number): Promise<number> {
+  const result = await sql`UPDATE instances SET repeat_counts = gather_repeat_counts(json)
+    WHERE id IN (SELECT id FROM instances WHERE repeat_counts IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED)`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
