@@ -119,7 +119,7 @@ test('the background job stores the counts of records stored without them, as th
   const kept = async () => (await sql<{ c: unknown }>`SELECT repeat_counts AS c FROM instances WHERE form_id = ${formId} ORDER BY id`.execute(server.deps.db)).rows.map((r) => r.c);
   const expected = await kept();
   await sql`UPDATE instances SET repeat_counts = NULL WHERE form_id = ${formId}`.execute(server.deps.db);
-  const job = await enqueueJob(server.deps.db, { type: COUNT_STORED_REPEATS_JOB });
+  const job = await enqueueJob(server.deps.db, { type: COUNT_STORED_REPEATS_JOB, payload: null });
   assert.equal(await runOneJob(server.deps, buildJobRegistry(), { log: silentJobLog }), true);
   const done = await findJobByUuid(server.deps.db, job.uuid);
   assert.equal(done?.status, 'SUCCESS');
