@@ -10,6 +10,9 @@ const ExportAsyncQuery = Type.Object(
   {
     format: Type.Optional(Type.String({ description: 'csv, xls, xlsx, csvzip, savzip, kml, osm or gsheets' })),
     job_uuid: Type.Optional(Type.String({ description: 'poll the job this id names' })),
+    meta: Type.Optional(Type.String({ description: 'xls/xlsx: a custom report from the form\'s external_export metadata entry with this id' })),
+    token: Type.Optional(Type.String({ description: 'xls/xlsx: a custom report from the template at this URL' })),
+    data_id: Type.Optional(Type.String({ description: 'with meta or token: the report of this one record' })),
     redirect_uri: Type.Optional(Type.String({ description: 'gsheets: where the provider sends the authorization code' })),
   },
   { additionalProperties: Type.String() },

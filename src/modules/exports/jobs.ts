@@ -1,6 +1,7 @@
 // export_async: an export made by a background job into a file under DATA_DIR/exports, an
 // Export record the client polls by job_uuid, and reuse of an up-to-date export made with the
-// same form, format and options.
+// same form, format and options. Custom reports (xls/xlsx with meta or token) are Exports of type
+// `external`, made anew on every request: their template may have changed.
 import type { RequestContext } from '../../context.ts';
 import { errors, isAppError } from '../../errors.ts';
 import { anonymous, requireUser } from '../../access/index.ts';
@@ -8,12 +9,13 @@ import { enqueueJob, findJobByUuid } from '../../jobs/queue.ts';
 import type { JobContext } from '../../jobs/registry.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { findLiveForm } from '../forms/repository.ts';
-import { exportOptionsFor, loadExportTarget, renderExport, type ExportFormat, type ExportTarget } from './render.ts';
+import { exportOptionsFor, loadExportTarget, renderExport, type ExportTarget } from './render.ts';
 import { optionsFromStored, optionsKey as keyOf, storedOptions } from './records-options.ts';
 import { exportFileExists, exportFilePath, removeExportFile, writeExportFile } from './files.ts';
 import * as records from './records-repository.ts';
 import { exportTypeOf, exportUrl, formatOfExportType, type ExportType } from './records.ts';
 import { requireSpreadsheetCredential, writeGoogleSheet } from './gsheets.ts';
+import { isXlsReportRequest, parseReportRequest, renderReport, reportExportOptions, reportRequestFromStored, reportTemplateUrl, storedReportRequest } from './xls-report.ts';
 
 export const EXPORT_JOB = 'exports.generate';
 /** onadata keeps this many exports per form and type; the oldest goes when another is made. */
@@ -35,11 +37,22 @@ export interface AsyncReply {
 /** GET /forms/{pk}/export_async?format=…: a job, or an existing export that is still up to date. */
 export async function startExport(ctx: RequestContext, rawFormId: string, query: Query): Promise<AsyncReply> {
   const actor = requireUser(ctx.actor);
-  const exportType = exportTypeOf(query['format']);
-  if (!exportType || (exportType === 'gsheets' && !ctx.config.googleClientId)) throw errors.exportFormatNotSupported();
+  const requested = exportTypeOf(query['format']);
+  if (!requested || (requested === 'gsheets' && !ctx.config.googleClientId)) throw errors.exportFormatNotSupported();
+  // meta or token turn an Excel export into a custom report; other formats ignore them.
+  const exportType: ExportType = (requested === 'xls' || requested === 'xlsx') && isXlsReportRequest(query) ? 'external' : requested;
   const target = await loadExportTarget(ctx, rawFormId);
   if (exportType === 'gsheets') await requireSpreadsheetCredential(ctx, actor.id, query['redirect_uri']);
-  const options = storedOptions(await exportOptionsFor(ctx, target, query), query);
+  let options: Record<string, string | boolean | string[]>;
+  if (exportType === 'external') {
+    // What the direct download refuses at once is refused here too (a bad or unknown meta id,
+    // data_id, an empty URL); the template itself is fetched and checked by the job.
+    const report = parseReportRequest(query);
+    await reportTemplateUrl(ctx.db, target.formId, report);
+    options = { ...storedOptions(reportExportOptions(query), query), ...storedReportRequest(report) };
+  } else {
+    options = storedOptions(await exportOptionsFor(ctx, target, query), query);
+  }
   const optionsKey = keyOf(options);
   const submittedBy = target.submittedBy ?? null;
 
@@ -48,7 +61,8 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
     // Deleting the form takes the same lock: an export is never recorded for a deleted form.
     if (!(await findLiveForm(trx, target.formId))) throw errors.notFound();
     const dataVersion = await records.formDataVersion(trx, target.formId);
-    const newest = await records.findNewestMatchingExport(trx, { formId: target.formId, exportType, optionsKey, submittedBy });
+    // External reports always regenerate (onadata's process_async_export).
+    const newest = exportType === 'external' ? undefined : await records.findNewestMatchingExport(trx, { formId: target.formId, exportType, optionsKey, submittedBy });
     if (newest && newest.data_version === dataVersion) {
       // A finished export is reused while its file is there (a sheet lives elsewhere).
       const usable = newest.external_url !== null || (newest.file_path !== null && (await exportFileExists(ctx.config.dataDir, newest.file_path)));
@@ -132,9 +146,12 @@ async function produce(ctx: RequestContext, job: JobContext, target: ExportTarge
     await records.markExportSucceeded(deps.db, row.id, { filePath: null, filename: sheet.title, size: null, externalUrl: sheet.url, finishedAt: deps.clock.now() });
     return;
   }
-  const format: ExportFormat = formatOfExportType(exportType);
-  // Polling clients see the records written so far and the total (export_async?job_uuid=…).
-  const file = await renderExport(deps, target, format, options, ctx.baseUrl, { onProgress: (records, total) => job.reportProgress(records, total) });
+  // Polling clients see the records written so far and the total (export_async?job_uuid=…); a
+  // report shows none (its records are read as its template's blocks ask).
+  const file =
+    exportType === 'external'
+      ? await renderReport(ctx, target, reportRequestFromStored(row.options), options)
+      : await renderExport(deps, target, formatOfExportType(exportType), options, ctx.baseUrl, { onProgress: (records, total) => job.reportProgress(records, total) });
   const path = exportFilePath(row.form_id, row.id, file.extension);
   const size = await writeExportFile(deps.config.dataDir, path, file.chunks, job.signal);
   const saved = await records.markExportSucceeded(deps.db, row.id, { filePath: path, filename: file.fileName, size, finishedAt: deps.clock.now() });

@@ -22,15 +22,16 @@ const EXPORT_TYPES = {
   gsheets: 'gsheets',
 } as const;
 
-export type ExportType = (typeof EXPORT_TYPES)[keyof typeof EXPORT_TYPES];
+/** `external`: a custom XLS report (export_async?format=xls|xlsx with meta or token), asked for by no format of its own. */
+export type ExportType = (typeof EXPORT_TYPES)[keyof typeof EXPORT_TYPES] | 'external';
 
-export function exportTypeOf(format: string | undefined): ExportType | undefined {
+export function exportTypeOf(format: string | undefined): Exclude<ExportType, 'external'> | undefined {
   const key = (format ?? '').toLowerCase();
   return Object.hasOwn(EXPORT_TYPES, key) ? EXPORT_TYPES[key as keyof typeof EXPORT_TYPES] : undefined;
 }
 
-/** The renderer's format for a stored export type (gsheets has none: it is written elsewhere). */
-export function formatOfExportType(type: Exclude<ExportType, 'gsheets'>): ExportFormat {
+/** The renderer's format for a stored export type (gsheets and external have none: they are made elsewhere). */
+export function formatOfExportType(type: Exclude<ExportType, 'gsheets' | 'external'>): ExportFormat {
   return type === 'csv_zip' ? 'csvzip' : type === 'sav_zip' ? 'savzip' : type;
 }
 
@@ -42,15 +43,17 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   sav_zip: 'application/zip',
   kml: 'application/vnd.google-earth.kml+xml',
   osm: 'application/osm',
+  external: 'application/vnd.ms-excel',
 };
 
 /**
  * Where the export downloads from: the sheet's own address for Google Sheets; otherwise
- * /api/v1/export/<id>, with the type as suffix in listings as onadata writes it (`.csvzip`).
+ * /api/v1/export/<id>, with the type as suffix in listings as onadata writes it (`.csvzip`). A
+ * report is always `<id>.xls`: onadata gives the report service's file address there, a .xls.
  */
 export function exportUrl(baseUrl: string, row: records.ExportRow, withSuffix: boolean): string {
   if (row.external_url) return row.external_url;
-  const suffix = withSuffix ? `.${row.export_type.replace('_', '')}` : '';
+  const suffix = row.export_type === 'external' ? '.xls' : withSuffix ? `.${row.export_type.replace('_', '')}` : '';
   return `${baseUrl}/api/v1/export/${row.id}${suffix}`;
 }
 

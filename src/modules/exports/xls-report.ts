@@ -1,7 +1,10 @@
-// Custom XLS reports: `GET /api/v1/forms/{pk}.xls?meta=<metadata id>|token=<template url>[&data_id=<record id>]`.
+// Custom XLS reports: `GET /api/v1/forms/{pk}.xls?meta=<metadata id>|token=<template url>[&data_id=<record id>]`,
+// and `export_async?format=xls|xlsx&meta=…|token=…` (an Export of type `external`, made by a job).
 // onadata posts the records to an external report service and redirects to its file; we fetch the
-// template ourselves and fill it here (src/exports/xls-report), answering the .xls directly.
+// template ourselves and fill it here (src/exports/xls-report), answering the .xls directly or
+// storing it as the job's export file. Both paths parse the request here and render with renderReport.
 import type { RequestContext } from '../../context.ts';
+import type { DbOrTx } from '../../platform/db.ts';
 import { errors } from '../../errors.ts';
 import { planFlatLayout, type FlatColumn } from '../../exports/layout/flat.ts';
 import { xlsChunks } from '../../exports/xls/index.ts';
@@ -11,7 +14,7 @@ import { planReport, TemplateError, type ReportPlan } from '../../exports/xls-re
 import { fetchRemoteFile, RemoteFetchError } from '../../platform/remote-fetch.ts';
 import { findReportTemplateEntry } from '../forms/repository.ts';
 import { DEFAULT_EXPORT_OPTIONS, parseExportOptions, single, type ExportOptions, type RawQuery } from './options.ts';
-import { exportFileName, loadExportTarget, type ExportFile } from './render.ts';
+import { exportFileName, loadExportTarget, type ExportFile, type ExportTarget } from './render.ts';
 import { openExportSource, type ExportSource } from './source.ts';
 import { fileSpools } from './xls-spool.ts';
 
@@ -26,19 +29,58 @@ function idParameter(raw: string, message: string): number {
   return id;
 }
 
-/** A `.xls` download is a custom report when it names a template. */
+/** A `.xls` download (or an xls/xlsx export_async) is a custom report when it names a template. */
 export function isXlsReportRequest(query: RawQuery): boolean {
   return single(query, 'meta') !== undefined || single(query, 'token') !== undefined;
 }
 
-async function templateUrl(ctx: RequestContext, formId: number, query: RawQuery): Promise<string> {
+/** What a report request names: its template (a metadata entry, else a URL) and perhaps one record. */
+export type ReportRequest = { readonly template: { readonly meta: number } | { readonly url: string }; readonly dataId: number | undefined };
+
+/**
+ * The request's report parameters, or the 400 the direct download answers: a non-integer meta
+ * ("Invalid metadata pk") or data_id, an empty template URL. meta wins over token, as in onadata.
+ */
+export function parseReportRequest(query: RawQuery): ReportRequest {
+  const rawDataId = single(query, 'data_id');
+  const dataId = rawDataId === undefined ? undefined : idParameter(rawDataId, 'Invalid data_id');
   const meta = single(query, 'meta');
-  if (meta === undefined) return (single(query, 'token') ?? '').trim();
-  const value = await findReportTemplateEntry(ctx.db, formId, idParameter(meta, 'Invalid metadata pk'));
-  if (value === undefined) throw errors.notFound();
+  if (meta !== undefined) return { template: { meta: idParameter(meta, 'Invalid metadata pk') }, dataId };
+  const url = (single(query, 'token') ?? '').trim();
+  if (url === '') throw errors.badRequest('The report template URL is empty.');
+  return { template: { url }, dataId };
+}
+
+/** The export options a report is filled with (the CSV export's; review columns only when asked for). */
+export function reportExportOptions(query: RawQuery): ExportOptions {
+  return parseExportOptions(query);
+}
+
+/** The template's URL; a meta id that is not one of the form's live external_export entries is a 404. */
+export async function reportTemplateUrl(db: DbOrTx, formId: number, request: ReportRequest): Promise<string> {
+  if ('url' in request.template) return request.template.url;
+  const value = await findReportTemplateEntry(db, formId, request.template.meta);
+  if (value === undefined) throw errors.notFound(`The form has no report template with metadata id ${request.template.meta}.`);
   // "<name>|<url>": the URL is everything after the first bar.
   const bar = value.indexOf('|');
   return (bar < 0 ? value : value.slice(bar + 1)).trim();
+}
+
+/** The report parameters as an external Export record keeps them in its options (onadata's names). */
+export function storedReportRequest(request: ReportRequest): Record<string, string> {
+  const stored: Record<string, string> = 'meta' in request.template ? { meta: String(request.template.meta) } : { token: request.template.url };
+  if (request.dataId !== undefined) stored['data_id'] = String(request.dataId);
+  return stored;
+}
+
+/** An external Export record's options → the report request its job renders. */
+export function reportRequestFromStored(stored: Readonly<Record<string, unknown>>): ReportRequest {
+  const query: Record<string, string> = {};
+  for (const key of ['meta', 'token', 'data_id']) {
+    const value = stored[key];
+    if (typeof value === 'string') query[key] = value;
+  }
+  return parseReportRequest(query);
 }
 
 async function loadPlan(ctx: RequestContext, url: string): Promise<ReportPlan> {
@@ -81,22 +123,22 @@ async function columnReaders(source: ExportSource, fields: readonly string[]): P
   return readers;
 }
 
-export async function renderXlsReport(ctx: RequestContext, pk: string, query: RawQuery): Promise<ExportFile> {
-  const rawDataId = single(query, 'data_id');
-  const dataId = rawDataId === undefined ? undefined : idParameter(rawDataId, 'Invalid data_id');
-  let options: ExportOptions = parseExportOptions(query);
+/**
+ * THE report renderer, for the direct download and the export job alike: fetches and checks the
+ * template, then fills it with the records (`data_id`: that one record, else a 404) as a legacy XLS file.
+ */
+export async function renderReport(ctx: RequestContext, target: ExportTarget, request: ReportRequest, exportOptions: ExportOptions): Promise<ExportFile> {
   // data_id names one record; any other query is beside the point then.
-  if (dataId !== undefined) options = { ...options, query: JSON.stringify({ _id: dataId }) };
-  const target = await loadExportTarget(ctx, pk);
-  const plan = await loadPlan(ctx, await templateUrl(ctx, target.formId, query));
+  const options = request.dataId === undefined ? exportOptions : { ...exportOptions, query: JSON.stringify({ _id: request.dataId }) };
+  const plan = await loadPlan(ctx, await reportTemplateUrl(ctx.db, target.formId, request));
   const source = await openExportSource(ctx, target, options, ctx.baseUrl);
-  if (dataId !== undefined) {
+  if (request.dataId !== undefined) {
     let found = false;
     for await (const _record of source.records()) {
       found = true;
       break;
     }
-    if (!found) throw errors.notFound();
+    if (!found) throw errors.notFound(`No record with _id ${request.dataId}.`);
   }
   const readers = await columnReaders(source, plan.fields);
   async function* passes(): AsyncGenerator<RecordValues> {
@@ -113,4 +155,12 @@ export async function renderXlsReport(ctx: RequestContext, pk: string, query: Ra
     extension: 'xls',
     chunks: xlsChunks(sheets, { createSpool: fileSpools(ctx.config.dataDir) }),
   };
+}
+
+/** GET /api/v1/forms/{pk}.xls?meta=…|token=…: the report, rendered while the client waits. */
+export async function renderXlsReport(ctx: RequestContext, pk: string, query: RawQuery): Promise<ExportFile> {
+  const request = parseReportRequest(query);
+  const options = reportExportOptions(query);
+  const target = await loadExportTarget(ctx, pk);
+  return renderReport(ctx, target, request, options);
 }
