@@ -1,4 +1,4 @@
--- Each record's repeat item counts (src/modules/submissions/repeat-counts.ts), written by the
+-- Each record's repeat item counts (src/exports/layout/repeat-counts.ts), written by the
 -- server with the record: flat exports size their repeat columns from this small column instead
 -- of opening every stored record (1,000,000 records: about 1.8 s before the first byte).
 -- Records stored before this migration keep NULL; gather_repeat_counts counts them from their

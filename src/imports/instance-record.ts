@@ -21,7 +21,7 @@ export interface RecordFacts {
   duration: number | '';
   /** Distinct attachment names the record's answers name. */
   mediaFiles: string[];
-  /** Items of each repeat, as stored beside the record (src/modules/submissions/repeat-counts.ts). */
+  /** Items of each repeat, as stored beside the record (src/exports/layout/repeat-counts.ts). */
   repeatCounts: string;
 }
 

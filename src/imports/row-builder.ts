@@ -6,6 +6,7 @@
 import type { RecordValue } from '../modules/submissions/instance-xml.ts';
 import type { ImportElement, ImportForm, ImportQuestion, ImportSection } from './form-model.ts';
 import type { ColumnRole, HeaderPlan, RepeatStep } from './header-plan.ts';
+import { itemPosition, repeatCountKey } from '../exports/layout/repeat-counts.ts';
 import { canBuildRecords, recordFacts, storedText, storedValue, type RecordFacts, type RecordRules } from './instance-record.ts';
 import { checkValue, normaliseDateTime } from './values.ts';
 
@@ -159,7 +160,7 @@ interface RecordSink {
   readonly found: Map<string, string[]>;
   /** The record's top level (not a repeat entry): where start and end are read. */
   readonly top: { start: RecordValue | undefined; end: RecordValue | undefined } | null;
-  /** Items per repeat, keyed as repeat-counts.ts keys them, shared by the whole record. */
+  /** Items per repeat, keyed by repeatCountKey, shared by the whole record. */
   readonly counts: Record<string, number>;
   /** 1-based positions of the enclosing repeat items (`''` at the top level). */
   readonly position: string;
@@ -363,10 +364,10 @@ export class RowBuilder {
       let items = '';
       let kept = 0;
       // The count is keyed before the items' own repeats are, in the parser's order.
-      const countKey = sink === null ? '' : sink.position === '' ? element.path : `${element.path} ${sink.position}`;
+      const countKey = sink === null ? '' : repeatCountKey(element.path, sink.position);
       if (sink !== null) sink.counts[countKey] = 0;
       for (const index of [...entries.keys()].sort((a, b) => a - b)) {
-        const position = sink === null ? '' : sink.position === '' ? String(kept + 1) : `${sink.position},${kept + 1}`;
+        const position = sink === null ? '' : itemPosition(sink.position, kept + 1);
         const item: RecordSink | null = sink === null ? null : { members: '', found: sink.found, top: null, counts: sink.counts, position };
         const inner = this.#children(element, entries.get(index) as Entry, false, item);
         if (inner !== '') out += `${texts.open}${inner}${texts.close}`;

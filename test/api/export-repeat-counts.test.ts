@@ -1,5 +1,5 @@
 // Flat exports size their repeat columns from the item counts stored with each record
-// (repeat_counts, src/modules/submissions/repeat-counts.ts). Every way a record is written keeps
+// (repeat_counts, src/exports/layout/repeat-counts.ts). Every way a record is written keeps
 // them (an XML submission, an edit, a CSV import); the SQL that counts records stored before the
 // column existed gives the same counts; and the columns follow the data as it is now (an edit
 // that drops items shrinks them).

@@ -5,9 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as XLSX from '@e965/xlsx';
-import yauzl from 'yauzl';
-import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { createUser, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
+import { unzip } from '../zip.ts';
 import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
 
 let server: TestServer;
@@ -20,39 +20,12 @@ let dateModified: string;
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 const get = (url: string) => server.app.inject({ method: 'GET', url, headers: bob.auth });
 
-function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (err, stream) => {
-          if (err) return reject(err);
-          const parts: Buffer[] = [];
-          stream.on('data', (c: Buffer) => parts.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(parts));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(files));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
-
 before(async () => {
   server = await startTestServer();
   bob = await createUser(server.app, 'bob');
-  const form = multipart({}, [formFile(fixture('submissions/tutorial_w_repeats.csv'), 'tutorial_w_repeats.csv')]);
-  const published = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: form.payload, headers: { ...bob.auth, ...form.headers } });
-  assert.equal(published.statusCode, 201, published.body);
-  formId = Number(published.json().formid);
+  formId = await publishForm(server.app, bob, formFile(fixture('submissions/tutorial_w_repeats.csv'), 'tutorial_w_repeats.csv'));
   server.clock.offsetMs = Date.parse('2013-02-18T15:54:01Z') - Date.now();
-  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: fixture('submissions/tutorial_w_repeats.xml'), contentType: 'text/xml' }]);
-  const submitted = await server.app.inject({ method: 'POST', url: `/${bob.username}/submission`, payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  const submitted = await postSubmission(server.app, `/${bob.username}/submission`, fixture('submissions/tutorial_w_repeats.xml'), bob.auth);
   assert.equal(submitted.statusCode, 201, submitted.body);
   server.clock.offsetMs = 0;
   recordId = Number((await get(`/api/v1/data/${formId}`)).json()[0]._id);

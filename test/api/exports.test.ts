@@ -2,10 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import yauzl from 'yauzl';
 import Papa from 'papaparse';
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
+import { unzip } from '../zip.ts';
 import type { Role } from '../../src/access/roles.ts';
 import { setFormRole } from '../../src/modules/forms/repository.ts';
 import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
@@ -34,29 +34,6 @@ async function submit(user: TestUser, xml: string, owner: TestUser = user): Prom
 
 async function download(url: string, headers: Record<string, string> = bob.auth) {
   return server.app.inject({ method: 'GET', url, headers });
-}
-
-function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      const files = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (err, stream) => {
-          if (err) return reject(err);
-          const parts: Buffer[] = [];
-          stream.on('data', (c: Buffer) => parts.push(c));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(parts));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(files));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
 }
 
 const CHILDREN_XML = (uuid: string) =>

@@ -25,7 +25,7 @@ const BOB: ExportRecord = {
 
 function layout(records: ExportRecord[], options: Partial<LayoutOptions> = {}) {
   const shape = new RepeatShape();
-  for (const r of records) shape.observe(form, r);
+  for (const r of records) shape.observe(r);
   return planFlatLayout(form, { ...DEFAULT_LAYOUT_OPTIONS, ...options }, shape, links);
 }
 
@@ -159,7 +159,7 @@ describe('nested repeats', () => {
       ],
     };
     const shape = new RepeatShape();
-    shape.observe(nested, record);
+    shape.observe(record);
     const flat = planFlatLayout(nested, { ...DEFAULT_LAYOUT_OPTIONS, splitSelectMultiples: false }, shape, links);
     const headers = flat.headerRows[0] ?? [];
     const repeatHeaders = headers.filter((h) => h.includes('['));

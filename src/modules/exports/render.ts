@@ -10,8 +10,6 @@ import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
 import { openExportSource, type ExportSource, type ExportTarget } from './source.ts';
-import { countExportRecords } from './repository.ts';
-import { queryCondition } from '../submissions/query.ts';
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
@@ -68,15 +66,8 @@ export interface RenderOptions {
 }
 
 /** The source with its passes counted for `onProgress`; one count query for the total first. */
-async function counted(deps: AppDeps, target: ExportTarget, options: ExportOptions, source: ExportSource, passes: number, onProgress: NonNullable<RenderOptions['onProgress']>): Promise<ExportSource> {
-  // The records source.ts reads (the same scope).
-  const total = await countExportRecords(deps.db, {
-    formId: target.formId,
-    condition: queryCondition(options.query),
-    submittedBy: target.submittedBy,
-    start: options.start,
-    end: options.end,
-  });
+async function counted(source: ExportSource, passes: number, onProgress: NonNullable<RenderOptions['onProgress']>): Promise<ExportSource> {
+  const total = await source.countRecords();
   let read = 0;
   let reported = 0;
   /** The progress to report after `n` more records were read, if one is due. */
@@ -126,7 +117,7 @@ export async function renderExport(
     const source = await openExportSource(deps, target, options, baseUrl);
     if (!render.onProgress) return source;
     const sectioned = format === 'xlsx' || format === 'xls' || format === 'csvzip' || format === 'savzip';
-    return counted(deps, target, options, source, sectioned ? 1 + source.form.repeats.length : 1, render.onProgress);
+    return counted(source, sectioned ? 1 + source.form.repeats.length : 1, render.onProgress);
   };
   switch (format) {
     case 'csv':

@@ -5,7 +5,6 @@ import { buildExportForm, type ExportForm } from '../../exports/layout/form-mode
 import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { queryCondition } from '../submissions/query.ts';
-import { parseRepeatCountKey } from '../submissions/repeat-counts.ts';
 import type { ExportOptions } from './options.ts';
 import * as repo from './repository.ts';
 
@@ -50,6 +49,8 @@ export interface ExportSource {
   repeatShape(): Promise<RepeatShape>;
   /** `<field>:<tag>` keys of osm questions found in the records. */
   osmTagKeys(): Promise<string[]>;
+  /** How many records a pass reads (an export job's progress total). */
+  countRecords(): Promise<number>;
 }
 
 /** The stored record with the meta keys its row's columns hold (they win over stored keys). */
@@ -180,13 +181,11 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     repeatShape: async () => {
       const shape = new RepeatShape();
       if (form.repeats.length === 0) return shape;
-      for (const { key, count } of await repo.listRepeatCounts(deps.db, scope)) {
-        const { path, indices } = parseRepeatCountKey(key);
-        shape.note(path, indices, count);
-      }
+      for (const { key, count } of await repo.listRepeatCounts(deps.db, scope)) shape.noteKey(key, count);
       return shape;
     },
     osmTagKeys: () => repo.listOsmTagKeys(deps.db, scope, form.osmQuestions.map((q) => q.path)),
+    countRecords: () => repo.countExportRecords(deps.db, scope),
   };
 }
 

@@ -18,7 +18,7 @@ export interface StagedRow {
   /** JSON array of the attachment names the record references. */
   media: string;
   hasGeopoint: boolean;
-  /** Items of each repeat as JSON object text (src/modules/submissions/repeat-counts.ts). */
+  /** Items of each repeat as JSON object text (src/exports/layout/repeat-counts.ts). */
   repeatCounts: string;
 }
 

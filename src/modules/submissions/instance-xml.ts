@@ -14,7 +14,7 @@
 // Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FIELD_NUMERIC, FIELD_REPEAT, type FormSchema, type SchemaNode } from './form-schema.ts';
-import { repeatCountsOf } from './repeat-counts.ts';
+import { repeatCountsOf } from '../../exports/layout/repeat-counts.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
 export interface SubmissionRecord {
@@ -47,7 +47,7 @@ export interface InstanceMeta {
   duration: number | '';
   /** Encrypted submission: root `encrypted="yes"` or an encryptedXmlFile/base64EncryptedKey element. */
   encrypted: boolean;
-  /** Items of each repeat, as stored beside the record (repeat-counts.ts). */
+  /** Items of each repeat, as stored beside the record (src/exports/layout/repeat-counts.ts). */
   repeatCounts: string;
 }
 

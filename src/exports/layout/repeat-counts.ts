@@ -5,7 +5,18 @@
 // Keys are the repeat's record key, then, for a repeat inside repeats, a space and the 1-based
 // positions of the enclosing items (`kids/vaccines 2` is the vaccines of the second kid); no
 // record key holds a space. A repeat is any array of objects: the same rule, written in SQL,
-// counts records stored before this column existed (migrations/0013_repeat_counts.sql).
+// counts records stored before this column existed (migrations/0013_repeat_counts.sql), and
+// the import's record builder (src/imports/row-builder.ts) keys its counts with repeatCountKey.
+
+/** The key of a repeat's count: its record key, and the positions of its enclosing items. */
+export function repeatCountKey(repeatKey: string, position: string): string {
+  return position === '' ? repeatKey : `${repeatKey} ${position}`;
+}
+
+/** The position of item `item` (1-based) of a repeat at `position`. */
+export function itemPosition(position: string, item: number): string {
+  return position === '' ? String(item) : `${position},${item}`;
+}
 
 /** The counts as JSON object text (`{}` for a record without repeats). */
 export function repeatCountsOf(record: Readonly<Record<string, unknown>>): string {
@@ -15,11 +26,11 @@ export function repeatCountsOf(record: Readonly<Record<string, unknown>>): strin
     for (const key in container) {
       const items = container[key];
       if (!Array.isArray(items) || !isObject(items[0])) continue;
-      counts[position === '' ? key : `${key} ${position}`] = items.length;
+      counts[repeatCountKey(key, position)] = items.length;
       found = true;
       for (let i = 0; i < items.length; i++) {
         const item: unknown = items[i];
-        if (isObject(item)) visit(item, position === '' ? String(i + 1) : `${position},${i + 1}`);
+        if (isObject(item)) visit(item, itemPosition(position, i + 1));
       }
     }
   };
