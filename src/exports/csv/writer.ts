@@ -7,6 +7,8 @@
 // first cell of every row for every reader, Excel included, so we deliberately write it once,
 // which is all Excel needs to read the file as UTF-8.
 
+import type { RowEncoder } from '../zip/one-pass.ts';
+
 export const BOM = '\uFEFF';
 const CHUNK_CHARS = 64 * 1024;
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -58,6 +60,13 @@ export class CsvEncoder {
     this.pending = '';
     return chunk;
   }
+}
+
+/** A CSV file as one file of a one-pass zip (csvzip): its header rows, then rows of text. */
+export function csvRowEncoder(headerRows: Iterable<readonly string[]>, options: CsvOptions = {}): RowEncoder<readonly string[]> {
+  const encoder = new CsvEncoder(options);
+  for (const row of headerRows) encoder.add(csvLine(row));
+  return { head: '', add: (row) => encoder.row(row), end: () => encoder.flush() };
 }
 
 /** CSV chunks for header rows followed by data rows from a sync or async iterable. */

@@ -7,6 +7,7 @@ import { CASE_COUNT_OFFSET } from './constants.ts';
 import { encodeDictionary } from './dictionary.ts';
 import { resolveLayout } from './layout.ts';
 import type { SavRow, SavVariable, SavWriterOptions } from './types.ts';
+import type { RowEncoder } from '../zip/one-pass.ts';
 
 export const DEFAULT_STRING_WIDTH = 255;
 
@@ -88,6 +89,26 @@ export function savCaseCountPatch(rowCount: number): { offset: number; bytes: Ui
   const bytes = new Uint8Array(4);
   new DataView(bytes.buffer).setInt32(0, rowCount, true);
   return { offset: CASE_COUNT_OFFSET, bytes };
+}
+
+/** A .sav file as one file of a one-pass zip (savzip): bytes in chunks of about `chunkBytes`. */
+export function savRowEncoder(
+  variables: ReadonlyArray<SavVariable>,
+  options: SavWriterOptions & { readonly chunkBytes?: number } = {},
+): RowEncoder<SavRow> {
+  const chunkBytes = options.chunkBytes ?? 64 * 1024;
+  const writer = createSavEncoder(variables, options);
+  return {
+    head: writer.header(),
+    add(row) {
+      writer.add(row);
+      return writer.readyLength >= chunkBytes ? writer.take() : undefined;
+    },
+    end() {
+      writer.finish();
+      return writer.take();
+    },
+  };
 }
 
 /**

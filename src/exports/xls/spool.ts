@@ -3,34 +3,9 @@
 // (the globals) needs the position of every sheet: nothing can be sent before the last row is
 // encoded. The writer stays pure by writing its cell records into spools the caller provides
 // (a temporary file in the server; memory in tests), and reading them back once.
-export interface Spool {
-  /** Stores a copy of `chunk`: the caller reuses its memory once the promise resolves. */
-  write(chunk: Uint8Array): Promise<void>;
-  /** Everything written, in order. Called once, after the last write. */
-  read(): AsyncIterable<Uint8Array>;
-  /** Releases the spool's storage; called whether or not the file was finished. */
-  dispose(): Promise<void>;
-}
+import type { Spool } from '../spool.ts';
 
-export type SpoolFactory = () => Promise<Spool>;
-
-/** A spool in memory: for tests and small workbooks. */
-export function memorySpool(): Spool {
-  let chunks: Uint8Array[] = [];
-  return {
-    write(chunk) {
-      chunks.push(Uint8Array.from(chunk));
-      return Promise.resolve();
-    },
-    async *read() {
-      yield* chunks;
-    },
-    dispose() {
-      chunks = [];
-      return Promise.resolve();
-    },
-  };
-}
+export { memorySpool, type Spool, type SpoolFactory } from '../spool.ts';
 
 /** Collects small writes into larger ones, so a file-backed spool sees few big writes. */
 export class SpoolWriter {

@@ -43,6 +43,16 @@ function usedWidth(row: readonly Cell[]): number {
   return width;
 }
 
+/** The row cut to the format's width; refused (SpreadsheetLimitError) if cells past it hold values. */
+export function fitRow(row: readonly Cell[], limits: SheetLimits, sheetName: string): readonly Cell[] {
+  if (row.length <= limits.maxColumns) return row;
+  const used = usedWidth(row);
+  if (used > limits.maxColumns) {
+    throw new SpreadsheetLimitError(`sheet "${sheetName}" has ${used} columns; the format allows ${limits.maxColumns}`, sheetName);
+  }
+  return row.slice(0, limits.maxColumns);
+}
+
 export async function* sheetParts(
   sheets: SheetSource,
   limits: SheetLimits,
@@ -57,16 +67,6 @@ export async function* sheetParts(
     let exhausted = false;
     let finished: boolean | undefined;
 
-    const checked = (row: readonly Cell[], name: string): readonly Cell[] => {
-      if (row.length > limits.maxColumns && usedWidth(row) > limits.maxColumns) {
-        throw new SpreadsheetLimitError(
-          `sheet "${name}" has ${usedWidth(row)} columns; the format allows ${limits.maxColumns}`,
-          name,
-        );
-      }
-      return row.length > limits.maxColumns ? row.slice(0, limits.maxColumns) : row;
-    };
-
     async function* partRows(part: number, name: string): AsyncGenerator<readonly Cell[], void, undefined> {
       let count = 0;
       if (part > 1) {
@@ -78,7 +78,7 @@ export async function* sheetParts(
       if (pending !== undefined) {
         const row = pending;
         pending = undefined;
-        yield checked(row, name);
+        yield fitRow(row, limits, name);
         count += 1;
       }
       while (count < limits.maxRows) {
@@ -88,7 +88,7 @@ export async function* sheetParts(
           finished = true;
           return;
         }
-        const row = checked(next.value, name);
+        const row = fitRow(next.value, limits, name);
         if (part === 1 && header.length < repeat) header.push([...row]);
         yield row;
         count += 1;

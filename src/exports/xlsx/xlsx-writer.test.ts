@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as XLSX from '@e965/xlsx';
 import yauzl from 'yauzl';
 import type { Cell } from './cell.ts';
-import { xlsxChunks, type XlsxOptions } from './xlsx-writer.ts';
+import { xlsxChunks, xlsxOnePassChunks, type RowBatch, type XlsxOptions } from './xlsx-writer.ts';
+import { memorySpool } from '../spool.ts';
 import { SpreadsheetLimitError } from './sheet-parts.ts';
 import type { SheetSource } from './cell.ts';
 
@@ -207,4 +208,39 @@ test('the package holds the parts Excel expects, worksheets first', async () => 
 test('CR is written as Excel writes it, so that XML parsers do not turn it into LF', async () => {
   const entries = await zipEntries(await collect([{ name: 's', rows: [['line\r\nend']] }]));
   assert.match(entries.get('xl/worksheets/sheet1.xml') ?? '', /<t>line_x000D_\nend<\/t>/);
+});
+
+test('one pass over every sheet writes the workbook the sheet-by-sheet writer writes, continuations included', async () => {
+  const member = (i: number): Cell[] => [i, `member ${i}`];
+  const visit = (i: number, k: number): Cell[] => [i, k, i % 2 === 0];
+  const sequential = read(
+    await collect(
+      [
+        { name: 'household', rows: [['id'], ...Array.from({ length: 7 }, (_, i) => [i])], repeatRows: 1 },
+        { name: 'household', rows: [['n', 'name'], ...Array.from({ length: 7 }, (_, i) => member(i))], repeatRows: 1 },
+        { name: 'visits', rows: [['n', 'k', 'even'], ...Array.from({ length: 7 }, (_, i) => [visit(i, 1), visit(i, 2)]).flat()], repeatRows: 1 },
+      ],
+      { maxRows: 4 },
+    ),
+  );
+  let disposed = 0;
+  async function* batches(): AsyncGenerator<RowBatch> {
+    yield [[['id']], [['n', 'name']], [['n', 'k', 'even']]];
+    for (let i = 0; i < 7; i += 1) yield [[[i]], [member(i)], [visit(i, 1), visit(i, 2)]];
+  }
+  const chunks: Uint8Array[] = [];
+  const sheets = [{ name: 'household', repeatRows: 1 }, { name: 'household', repeatRows: 1 }, { name: 'visits', repeatRows: 1 }];
+  const createSpool = async () => {
+    const spool = memorySpool();
+    return { ...spool, dispose: async () => { disposed += 1; await spool.dispose(); } };
+  };
+  for await (const chunk of xlsxOnePassChunks(sheets, batches(), { maxRows: 4, createSpool })) chunks.push(chunk);
+  const onePass = read(Buffer.concat(chunks));
+  assert.deepEqual(onePass.SheetNames, sequential.SheetNames);
+  assert.deepEqual(onePass.SheetNames.slice(0, 4), ['household', 'household (2)', 'household (3)', 'household_2']);
+  for (const name of sequential.SheetNames) assert.deepEqual(grid(onePass, name), grid(sequential, name), name);
+  // The repeats' parts were spooled: 3 of the second sheet and 5 of the third.
+  assert.equal(disposed, 8);
+  const entries = await zipEntries(Buffer.concat(chunks));
+  assert.deepEqual([...entries.keys()].slice(0, 11), Array.from({ length: 11 }, (_, i) => `xl/worksheets/sheet${i + 1}.xml`));
 });

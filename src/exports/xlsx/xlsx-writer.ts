@@ -1,7 +1,14 @@
 // A streaming XLSX writer: sheets of rows in, the bytes of an .xlsx file out, with memory bounded
-// by one chunk of XML and the compressor's queue, whatever the number of rows. Worksheets are
-// written first, as their rows arrive; the workbook part that names them comes last, once
-// continuation sheets are known. Pure: no fs, network or db.
+// by a chunk of XML per sheet and the compressors' queues, whatever the number of rows.
+// Worksheets are written first; the workbook part that names them comes last, once continuation
+// sheets are known. Two ways in:
+// - xlsxChunks: sheets one after another, each read to its end before the next is asked for;
+// - xlsxOnePassChunks: every sheet's rows side by side (an export that reads its records once
+//   for all sheets); the first sheet streams out, the others are compressed into spools and
+//   copied out after it.
+// Pure: no fs, network or db.
+import type { Spool, SpoolFactory } from '../spool.ts';
+import { ZipWriter, type SpooledEntryWriter, type ZipEntryWriter } from '../zip/zip-writer.ts';
 import type { Cell, SheetSource } from './cell.ts';
 import {
   contentTypesXml,
@@ -11,9 +18,9 @@ import {
   workbookXml,
   worksheetPath,
 } from './package-parts.ts';
-import { sheetParts, type SheetLimits } from './sheet-parts.ts';
-import { rowXml, SHEET_END, SHEET_START } from './sheet-xml.ts';
-import { zipChunks, type ZipEntry } from './zip-writer.ts';
+import type { SheetLimits } from './sheet-parts.ts';
+import { SheetNames } from './sheet-names.ts';
+import { SheetWriter } from './sheet-writer.ts';
 
 export const XLSX_LIMITS: SheetLimits = { maxRows: 1_048_576, maxColumns: 16_384 };
 
@@ -28,42 +35,129 @@ export interface XlsxOptions {
   readonly chunkChars?: number;
 }
 
-async function* worksheetXml(rows: AsyncIterable<readonly Cell[]>, chunkChars: number): AsyncGenerator<string, void, undefined> {
-  let xml = SHEET_START;
-  let rowNumber = 0;
-  for await (const row of rows) {
-    rowNumber += 1;
-    xml += rowXml(rowNumber, row);
-    if (xml.length >= chunkChars) {
-      yield xml;
-      xml = '';
-    }
-  }
-  yield xml + SHEET_END;
+/** A sheet of a one-pass workbook: its rows arrive in the batches. */
+export interface WorkbookSheet {
+  readonly name: string;
+  /** Leading rows repeated at the top of each continuation sheet. Default 0. */
+  readonly repeatRows?: number;
 }
 
-async function* packageEntries(sheets: SheetSource, limits: SheetLimits, chunkChars: number): AsyncGenerator<ZipEntry, void, undefined> {
-  const names: string[] = [];
-  for await (const part of sheetParts(sheets, limits)) {
-    yield { name: worksheetPath(names.length), data: worksheetXml(part.rows, chunkChars) };
-    names.push(part.name);
+/** The rows one step adds to each sheet, by the sheet's index (missing: none). */
+export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | undefined>;
+
+interface Settings {
+  readonly limits: SheetLimits;
+  readonly chunkChars: number;
+}
+
+function settingsOf(options: XlsxOptions): Settings {
+  return { limits: { ...XLSX_LIMITS, maxRows: options.maxRows ?? XLSX_LIMITS.maxRows }, chunkChars: options.chunkChars ?? 65_536 };
+}
+
+function zipOf(options: XlsxOptions): ZipWriter {
+  return new ZipWriter({ level: options.compressionLevel ?? 1, date: options.date ?? new Date() });
+}
+
+/** Sheet titles in workbook order: each sheet's, then its continuations'. */
+function partNames(sheets: ReadonlyArray<SheetWriter<ZipEntryWriter>>): string[] {
+  const names = new SheetNames();
+  const out: string[] = [];
+  for (const sheet of sheets) {
+    const base = names.claim(sheet.name);
+    out.push(base);
+    for (let part = 2; part <= sheet.entries.length; part += 1) out.push(names.continuation(base, part));
   }
+  return out;
+}
+
+/** The workbook, its relationships, styles and content types: the parts after the worksheets. */
+async function* packageTail(zip: ZipWriter, names: string[]): AsyncGenerator<Uint8Array, void, undefined> {
   if (names.length === 0) {
-    yield { name: worksheetPath(0), data: [SHEET_START + SHEET_END] };
+    const empty = new SheetWriter('Sheet1', 0, XLSX_LIMITS, 1, async () => zip.openStreamed(worksheetPath(0)));
+    await empty.end();
     names.push('Sheet1');
   }
-  yield { name: 'xl/workbook.xml', data: [workbookXml(names)] };
-  yield { name: 'xl/_rels/workbook.xml.rels', data: [workbookRelsXml(names.length)] };
-  yield { name: 'xl/styles.xml', data: [stylesXml()] };
-  yield { name: '_rels/.rels', data: [rootRelsXml()] };
-  yield { name: '[Content_Types].xml', data: [contentTypesXml(names.length)] };
+  const parts: Array<[string, string]> = [
+    ['xl/workbook.xml', workbookXml(names)],
+    ['xl/_rels/workbook.xml.rels', workbookRelsXml(names.length)],
+    ['xl/styles.xml', stylesXml()],
+    ['_rels/.rels', rootRelsXml()],
+    ['[Content_Types].xml', contentTypesXml(names.length)],
+  ];
+  for (const [name, xml] of parts) {
+    const entry = zip.openStreamed(name);
+    await entry.write(xml);
+    await entry.close();
+    yield* zip.take();
+  }
+  yield zip.finish();
 }
 
 /** The .xlsx file's bytes, in chunks. Errors (including SpreadsheetLimitError) surface from the iteration. */
-export function xlsxChunks(sheets: SheetSource, options: XlsxOptions = {}): AsyncGenerator<Uint8Array, void, undefined> {
-  const limits: SheetLimits = { ...XLSX_LIMITS, maxRows: options.maxRows ?? XLSX_LIMITS.maxRows };
-  return zipChunks(packageEntries(sheets, limits, options.chunkChars ?? 65_536), {
-    level: options.compressionLevel ?? 1,
-    date: options.date ?? new Date(),
-  });
+export async function* xlsxChunks(sheets: SheetSource, options: XlsxOptions = {}): AsyncGenerator<Uint8Array, void, undefined> {
+  const { limits, chunkChars } = settingsOf(options);
+  const zip = zipOf(options);
+  const writers: SheetWriter<ZipEntryWriter>[] = [];
+  let paths = 0;
+  try {
+    for await (const sheet of sheets) {
+      const writer = new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkChars, async () => zip.openStreamed(worksheetPath(paths++)));
+      writers.push(writer);
+      for await (const row of sheet.rows) {
+        writer.add(row);
+        if (writer.wantsFlush) {
+          await writer.flush();
+          yield* zip.take();
+        }
+      }
+      await writer.end();
+      yield* zip.take();
+    }
+    yield* packageTail(zip, partNames(writers));
+  } finally {
+    await zip.dispose();
+  }
+}
+
+/**
+ * The .xlsx file's bytes from one pass over rows of every sheet at once. The first sheet streams;
+ * the others wait, compressed, in spools from `createSpool` until it has ended.
+ */
+export async function* xlsxOnePassChunks(
+  sheets: readonly WorkbookSheet[],
+  batches: AsyncIterable<RowBatch>,
+  options: XlsxOptions & { readonly createSpool: SpoolFactory },
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const { limits, chunkChars } = settingsOf(options);
+  const zip = zipOf(options);
+  let paths = 0;
+  const spooledPart = async (): Promise<SpooledEntryWriter> => {
+    const spool: Spool = await options.createSpool();
+    return zip.openSpooled(spool);
+  };
+  const [first, ...rest] = sheets;
+  const main = first ? [new SheetWriter(first.name, first.repeatRows ?? 0, limits, chunkChars, async () => zip.openStreamed(worksheetPath(paths++)))] : [];
+  const others = rest.map((sheet) => new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkChars, spooledPart));
+  const writers: SheetWriter<ZipEntryWriter>[] = [...main, ...others];
+  try {
+    for await (const batch of batches) {
+      for (let i = 0; i < writers.length; i += 1) {
+        const rows = batch[i];
+        const writer = writers[i];
+        if (!rows || !writer) continue;
+        for (const row of rows) writer.add(row);
+        if (writer.wantsFlush) await writer.flush();
+      }
+      yield* zip.take();
+    }
+    for (const writer of writers) await writer.end();
+    yield* zip.take();
+    // The spooled parts follow the streamed ones, numbered and emitted in workbook order.
+    const order = others.flatMap((writer) => writer.entries);
+    for (const entry of order) entry.name = worksheetPath(paths++);
+    yield* zip.emitSpooled(order);
+    yield* packageTail(zip, partNames(writers));
+  } finally {
+    await zip.dispose();
+  }
 }

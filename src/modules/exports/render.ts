@@ -10,6 +10,7 @@ import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
 import { openExportSource, type ExportSource, type ExportTarget } from './source.ts';
+import type { ExportRecord } from '../../exports/layout/types.ts';
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
@@ -59,8 +60,8 @@ export const PROGRESS_EVERY = 1000;
 export interface RenderOptions {
   /**
    * Told the records written so far and the total, every PROGRESS_EVERY records (export jobs). A
-   * format that writes a section per pass (xlsx, xls, csvzip, savzip) reads the records once per
-   * section: its progress is the records read over all passes divided by the number of passes.
+   * format that writes a section per pass (xls) reads the records once per section: its progress
+   * is the records read over all passes divided by the number of passes.
    */
   readonly onProgress?: (records: number, total: number) => Promise<void>;
 }
@@ -78,6 +79,14 @@ async function counted(source: ExportSource, passes: number, onProgress: NonNull
     reported = done - (done % PROGRESS_EVERY);
     return reported;
   };
+  async function* countedPages(pages: AsyncIterable<ExportRecord[]>): AsyncGenerator<ExportRecord[]> {
+    for await (const page of pages) {
+      const size = page.length; // the reader empties the page after use
+      yield page;
+      const due = advance(size);
+      if (due !== undefined) await onProgress(due, total);
+    }
+  }
   return {
     ...source,
     async *records() {
@@ -87,14 +96,8 @@ async function counted(source: ExportSource, passes: number, onProgress: NonNull
         if (due !== undefined) await onProgress(due, total);
       }
     },
-    async *pages() {
-      for await (const page of source.pages()) {
-        const size = page.length; // the reader empties the page after use
-        yield page;
-        const due = advance(size);
-        if (due !== undefined) await onProgress(due, total);
-      }
-    },
+    pages: () => countedPages(source.pages()),
+    serialPages: () => countedPages(source.serialPages()),
   };
 }
 
@@ -116,22 +119,21 @@ export async function renderExport(
   const open = async (): Promise<ExportSource> => {
     const source = await openExportSource(deps, target, options, baseUrl);
     if (!render.onProgress) return source;
-    const sectioned = format === 'xlsx' || format === 'xls' || format === 'csvzip' || format === 'savzip';
-    return counted(source, sectioned ? 1 + source.form.repeats.length : 1, render.onProgress);
+    return counted(source, format === 'xls' ? 1 + source.form.repeats.length : 1, render.onProgress);
   };
   switch (format) {
     case 'csv':
       return file(await flatCsvChunks(await open()));
     case 'csvzip':
-      return file(await csvZip(await open(), now));
+      return file(await csvZip(await open(), now, fileSpools(deps.config.dataDir)));
     case 'savzip':
-      return file(await savZip(await open(), now));
+      return file(await savZip(await open(), now, fileSpools(deps.config.dataDir)));
     case 'kml':
       return file(kmlExport(await open()));
     case 'osm':
       return file(osmExport(deps, await open()));
     case 'xlsx':
-      return file(await xlsxExport(await open(), now));
+      return file(await xlsxExport(await open(), now, fileSpools(deps.config.dataDir)));
     case 'xls':
       return file(await xlsExport(await open(), fileSpools(deps.config.dataDir)));
   }

@@ -45,6 +45,12 @@ export interface ExportSource {
   records(): AsyncIterable<ExportRecord>;
   /** The same pass a database page at a time (formats that render a page in one go). */
   pages(): AsyncIterable<ExportRecord[]>;
+  /**
+   * The same pass a page at a time, with one page read ahead instead of several ranges at once:
+   * for formats slower per record than flat CSV, whose read-ahead pages would wait, grow old in
+   * the heap and raise the peak memory.
+   */
+  serialPages(): AsyncIterable<ExportRecord[]>;
   /** Repeat block counts for flat layouts (one SQL aggregate). */
   repeatShape(): Promise<RepeatShape>;
   /** `<field>:<tag>` keys of osm questions found in the records. */
@@ -165,8 +171,12 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   // Formats that take a record at a time are slower per record than flat CSV, so pages read
   // ahead in parallel would wait longer and be promoted (XLSX's peak RSS rose 190 → 290 MB):
   // they read page by page.
+  async function* serialPages(): AsyncGenerator<ExportRecord[]> {
+    yield* keysetPages(0, await takeFirstPage());
+  }
+
   async function* records(): AsyncGenerator<ExportRecord> {
-    for await (const page of keysetPages(0, await takeFirstPage())) {
+    for await (const page of serialPages()) {
       yield* page;
       page.length = 0; // see usedPage
     }
@@ -178,6 +188,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     baseUrl,
     records,
     pages,
+    serialPages,
     repeatShape: async () => {
       const shape = new RepeatShape();
       if (form.repeats.length === 0) return shape;

@@ -1,0 +1,63 @@
+// A zip of several files written from one pass over their rows (csvzip, savzip): every file's
+// rows arrive side by side in batches. The first file streams out as it is written; the others
+// are compressed into spools and copied out after it. Pure: no fs, network or db.
+import type { SpoolFactory } from '../spool.ts';
+import { ZipWriter, type ZipEntryWriter, type ZipOptions } from './zip-writer.ts';
+
+/** How one file turns its rows into bytes. */
+export interface RowEncoder<Row> {
+  /** The file's first bytes (its header). */
+  readonly head: Uint8Array | string;
+  /** Adds a row; returns bytes once enough have gathered to be worth writing. */
+  add(row: Row): Uint8Array | string | undefined;
+  /** The file's last bytes. */
+  end(): Uint8Array | string;
+}
+
+export interface OnePassFile<Row> {
+  readonly name: string;
+  readonly encoder: RowEncoder<Row>;
+}
+
+/** The rows one step adds to each file, by the file's index (missing: none). */
+export type FileBatch<Row> = ReadonlyArray<ReadonlyArray<Row> | undefined>;
+
+export async function* zipOnePassChunks<Row>(
+  files: ReadonlyArray<OnePassFile<Row>>,
+  batches: AsyncIterable<FileBatch<Row>>,
+  options: ZipOptions & { readonly createSpool: SpoolFactory },
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const zip = new ZipWriter(options);
+  try {
+    const entries: ZipEntryWriter[] = [];
+    for (const [index, file] of files.entries()) {
+      const entry = index === 0 ? zip.openStreamed(file.name) : zip.openSpooled(await options.createSpool(), file.name);
+      entries.push(entry);
+      await entry.write(file.encoder.head);
+    }
+    yield* zip.take();
+    for await (const batch of batches) {
+      for (let i = 0; i < files.length; i += 1) {
+        const rows = batch[i];
+        const encoder = files[i]?.encoder;
+        const entry = entries[i];
+        if (!rows || !encoder || !entry) continue;
+        for (const row of rows) {
+          const bytes = encoder.add(row);
+          if (bytes !== undefined) await entry.write(bytes);
+        }
+      }
+      yield* zip.take();
+    }
+    for (const [index, entry] of entries.entries()) {
+      const last = files[index]?.encoder.end();
+      if (last !== undefined) await entry.write(last);
+      await entry.close();
+    }
+    yield* zip.take();
+    yield* zip.emitSpooled();
+    yield zip.finish();
+  } finally {
+    await zip.dispose();
+  }
+}

@@ -1,0 +1,162 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { unzip } from '../../../test/zip.ts';
+import { memorySpool, type Spool } from '../spool.ts';
+import { zipOnePassChunks, type FileBatch, type RowEncoder } from './one-pass.ts';
+import { ZipWriter, zipChunks } from './zip-writer.ts';
+
+async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return Buffer.concat(parts);
+}
+
+/** A memory spool that records whether it was released. */
+function trackedSpool(log: string[], name: string): Spool {
+  const inner = memorySpool();
+  return {
+    write: (chunk) => inner.write(chunk),
+    read: () => inner.read(),
+    dispose: async () => {
+      log.push(`disposed ${name}`);
+      await inner.dispose();
+    },
+  };
+}
+
+const OPTIONS = { level: 6, date: new Date(Date.UTC(2024, 0, 1)) };
+
+test('streamed entries come out as they are written; spooled ones follow in the order asked for', async () => {
+  const zip = new ZipWriter(OPTIONS);
+  const out: Uint8Array[] = [];
+  const spooledA = zip.openSpooled(memorySpool(), 'a.txt');
+  const spooledB = zip.openSpooled(memorySpool());
+  const streamed = zip.openStreamed('main.txt');
+  for (let i = 0; i < 1000; i += 1) {
+    await streamed.write(`main line ${i}\n`);
+    await spooledA.write(`a line ${i}\n`);
+    await spooledB.write(Buffer.from(`b line ${i}\n`));
+  }
+  await streamed.close();
+  out.push(...zip.take());
+  await spooledA.close();
+  await spooledB.close();
+  spooledB.name = 'b.txt';
+  for await (const chunk of zip.emitSpooled([spooledB, spooledA])) out.push(chunk);
+  out.push(zip.finish());
+  const files = await unzip(Buffer.concat(out));
+  assert.deepEqual([...files.keys()], ['main.txt', 'b.txt', 'a.txt']);
+  assert.equal(files.get('main.txt')?.toString(), Array.from({ length: 1000 }, (_, i) => `main line ${i}\n`).join(''));
+  assert.equal(files.get('b.txt')?.toString(), Array.from({ length: 1000 }, (_, i) => `b line ${i}\n`).join(''));
+  assert.equal(files.get('a.txt')?.toString().split('\n').length, 1001);
+});
+
+test('one streamed entry at a time, and spooled entries must be closed and all named in the order', async () => {
+  const zip = new ZipWriter(OPTIONS);
+  zip.openStreamed('one');
+  assert.throws(() => zip.openStreamed('two'), /still open/);
+  await zip.dispose();
+
+  const other = new ZipWriter(OPTIONS);
+  const open = other.openSpooled(memorySpool(), 'open');
+  await open.write('x');
+  await assert.rejects(collect(other.emitSpooled([])), /every spooled entry/);
+  await assert.rejects(collect(other.emitSpooled()), /was not closed/);
+  await other.dispose();
+});
+
+test('dispose releases the spools of entries never emitted', async () => {
+  const log: string[] = [];
+  const zip = new ZipWriter(OPTIONS);
+  const entry = zip.openSpooled(trackedSpool(log, 'x'), 'x');
+  await entry.write('some bytes');
+  await zip.dispose();
+  assert.deepEqual(log, ['disposed x']);
+});
+
+test('zipChunks writes each entry whole, in order', async () => {
+  async function* data(): AsyncGenerator<string> {
+    yield 'hello ';
+    yield 'world';
+  }
+  const files = await unzip(await collect(zipChunks([{ name: 'x.txt', data: data() }, { name: 'empty', data: [] }], OPTIONS)));
+  assert.deepEqual([...files.entries()].map(([name, bytes]) => [name, bytes.toString()]), [['x.txt', 'hello world'], ['empty', '']]);
+});
+
+/** Lines of text, the header first, chunked every `every` rows. */
+function lineEncoder(header: string, every = 3): RowEncoder<string> {
+  let pending = '';
+  let rows = 0;
+  return {
+    head: `${header}\n`,
+    add(row) {
+      pending += `${row}\n`;
+      rows += 1;
+      if (rows % every !== 0) return undefined;
+      const out = pending;
+      pending = '';
+      return out;
+    },
+    end: () => pending,
+  };
+}
+
+test('a one-pass zip holds every file whole although their rows arrived side by side', async () => {
+  const log: string[] = [];
+  let spools = 0;
+  async function* batches(): AsyncGenerator<FileBatch<string>> {
+    for (let step = 0; step < 50; step += 1) yield [[`main ${step}`], undefined, [`r ${step}.1`, `r ${step}.2`]];
+  }
+  const files = [
+    { name: 'main.csv', encoder: lineEncoder('main') },
+    { name: 'empty.csv', encoder: lineEncoder('nothing') },
+    { name: 'repeat.csv', encoder: lineEncoder('repeat') },
+  ];
+  const bytes = await collect(zipOnePassChunks(files, batches(), { ...OPTIONS, createSpool: async () => trackedSpool(log, String(++spools)) }));
+  const entries = await unzip(bytes);
+  assert.deepEqual([...entries.keys()], ['main.csv', 'empty.csv', 'repeat.csv']);
+  assert.equal(entries.get('main.csv')?.toString(), ['main', ...Array.from({ length: 50 }, (_, i) => `main ${i}`)].join('\n') + '\n');
+  assert.equal(entries.get('empty.csv')?.toString(), 'nothing\n');
+  assert.equal(entries.get('repeat.csv')?.toString(), ['repeat', ...Array.from({ length: 50 }, (_, i) => [`r ${i}.1`, `r ${i}.2`]).flat()].join('\n') + '\n');
+  assert.deepEqual(log, ['disposed 1', 'disposed 2']);
+});
+
+test('a one-pass zip sends the first file while the pass goes on, and stopping early releases the spools', async () => {
+  const log: string[] = [];
+  let stepsTaken = 0;
+  async function* endless(): AsyncGenerator<FileBatch<string>> {
+    try {
+      for (let step = 0; ; step += 1) {
+        stepsTaken = step;
+        yield [[`main row ${step} `.repeat(50)], [`other row ${step}`]];
+      }
+    } finally {
+      log.push('rows released');
+    }
+  }
+  const files = [
+    { name: 'main.csv', encoder: lineEncoder('main', 1) },
+    { name: 'other.csv', encoder: lineEncoder('other', 1) },
+  ];
+  let received = 0;
+  for await (const chunk of zipOnePassChunks(files, endless(), { ...OPTIONS, level: 0, createSpool: async () => trackedSpool(log, 'other') })) {
+    received += chunk.length;
+    if (received > 200_000) break;
+  }
+  assert.ok(stepsTaken < 10_000, `the first file streamed before the pass ended (${stepsTaken} steps)`);
+  assert.deepEqual(log.sort(), ['disposed other', 'rows released']);
+});
+
+test('an error in the rows reaches the reader and releases the spools', async () => {
+  const log: string[] = [];
+  async function* failing(): AsyncGenerator<FileBatch<string>> {
+    yield [['a'], ['b']];
+    throw new Error('database went away');
+  }
+  const files = [
+    { name: 'a', encoder: lineEncoder('a') },
+    { name: 'b', encoder: lineEncoder('b') },
+  ];
+  await assert.rejects(collect(zipOnePassChunks(files, failing(), { ...OPTIONS, createSpool: async () => trackedSpool(log, 'b') })), /database went away/);
+  assert.deepEqual(log, ['disposed b']);
+});
