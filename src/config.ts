@@ -32,6 +32,10 @@ export interface Config {
   readonly remoteFetchTimeoutMs: number;
   /** Job worker loops the server runs in-process; 0: none (run `gather worker` processes instead). */
   readonly workers: number;
+  /** Helper threads that render a big CSV export beside the main thread (PostgreSQL only); 0: none. */
+  readonly exportThreads: number;
+  /** Records a CSV export needs before it starts helper threads. */
+  readonly exportThreadMinRecords: number;
   /** HTTP server processes (node:cluster) on PostgreSQL; the embedded database allows only 1. */
   readonly webProcesses: number;
   readonly oauthAccessTokenSeconds: number;
@@ -68,6 +72,8 @@ export const SETTINGS = [
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
   ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
   ['WORKERS', '1', 'background job workers in the server process (0: none; use `gather worker`)'],
+  ['EXPORT_THREADS', '1', 'helper threads rendering a big CSV export beside the main thread, on PostgreSQL (0: none)'],
+  ['EXPORT_THREAD_MIN_RECORDS', '20000', 'records a CSV export needs before it uses helper threads'],
   ['WEB_PROCESSES', '1', 'HTTP server processes sharing the port, or auto (one per CPU); more than 1 needs DATABASE_URL'],
   ['OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', '36000', 'lifetime of an OAuth 2 access token'],
   ['OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', '60', 'lifetime of an OAuth 2 authorization code'],
@@ -135,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateUrls: /^(1|true|yes)$/i.test(env['ALLOW_PRIVATE_URLS'] ?? ''),
     remoteFetchTimeoutMs: integer(env, 'REMOTE_FETCH_TIMEOUT', 30) * 1000,
     workers: integer(env, 'WORKERS', 1),
+    exportThreads: integer(env, 'EXPORT_THREADS', 1),
+    exportThreadMinRecords: integer(env, 'EXPORT_THREAD_MIN_RECORDS', 20_000),
     webProcesses: webProcesses(env),
     oauthAccessTokenSeconds: Math.max(1, integer(env, 'OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', 36000)),
     oauthAuthorizationCodeSeconds: Math.max(1, integer(env, 'OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', 60)),

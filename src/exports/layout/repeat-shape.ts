@@ -7,9 +7,10 @@ import type { ExportRecord } from './types.ts';
 
 export class RepeatShape {
   private readonly counts = new Map<string, Map<string, number>>();
+  private readonly keyed = new Map<string, number>();
 
   /** Records that `count` occurrences of `repeatPath` were seen inside the enclosing items at `indices` (1-based). */
-  note(repeatPath: string, indices: readonly number[], count: number): void {
+  private note(repeatPath: string, indices: readonly number[], count: number): void {
     let byParent = this.counts.get(repeatPath);
     if (!byParent) this.counts.set(repeatPath, (byParent = new Map()));
     const key = indices.join(',');
@@ -18,6 +19,7 @@ export class RepeatShape {
 
   /** Records a count as repeat-counts.ts keys it (`kids/shots 2`). */
   noteKey(key: string, count: number): void {
+    if (count > (this.keyed.get(key) ?? 0)) this.keyed.set(key, count);
     const { path, indices } = parseRepeatCountKey(key);
     this.note(path, indices, count);
   }
@@ -25,6 +27,11 @@ export class RepeatShape {
   /** The number of blocks for `repeatPath` inside the enclosing items at `indices`. */
   max(repeatPath: string, indices: readonly number[]): number {
     return this.counts.get(repeatPath)?.get(indices.join(',')) ?? 0;
+  }
+
+  /** Every count noted, keyed as noteKey takes them: the shape can be rebuilt from them elsewhere (another thread). */
+  keyedCounts(): Array<[string, number]> {
+    return [...this.keyed];
   }
 
   /** Counts the repeats of one record, by the rule its stored counts follow. */

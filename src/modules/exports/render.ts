@@ -97,6 +97,10 @@ async function counted(source: ExportSource, passes: number, onProgress: NonNull
       }
     },
     pages: () => countedPages(source.pages()),
+    noteWritten: async (records) => {
+      const due = advance(records);
+      if (due !== undefined) await onProgress(due, total);
+    },
     serialPages: () => countedPages(source.serialPages()),
   };
 }
@@ -123,7 +127,14 @@ export async function renderExport(
   };
   switch (format) {
     case 'csv':
-      return file(await flatCsvChunks(await open()));
+      return file(
+        await flatCsvChunks(await open(), {
+          threads: deps.config.exportThreads,
+          minRecords: deps.config.exportThreadMinRecords,
+          databaseUrl: deps.config.databaseUrl,
+          target,
+        }),
+      );
     case 'csvzip':
       return file(await csvZip(await open(), now, fileSpools(deps.config.dataDir)));
     case 'savzip':

@@ -7,6 +7,7 @@ import type { ExportRecord } from '../../exports/layout/types.ts';
 import { queryCondition } from '../submissions/query.ts';
 import type { ExportOptions } from './options.ts';
 import * as repo from './repository.ts';
+import { PageReader } from './record-rows.ts';
 
 // Small enough that the pages read ahead (see keysetPages) are consumed before a young-generation
 // collection has to copy it twice; 2,000 records a page promoted about 1 GB per million records
@@ -15,17 +16,6 @@ export const RECORD_PAGE_SIZE = 500;
 
 /** Pages read at once on PostgreSQL (see rangedPages). */
 const READ_AHEAD = 2;
-
-/**
- * A page's records, the rows emptied by hand: the driver's result objects often sit in V8's old
- * generation, and while they point at the rows every row survives young-generation collections
- * and is promoted, which grew the heap by hundreds of megabytes between full collections.
- */
-function usedPage(rows: repo.ExportRecordRow[]): ExportRecord[] {
-  const records = rows.map(exportRecord);
-  rows.length = 0;
-  return records;
-}
 
 export interface ExportTarget {
   readonly formId: number;
@@ -57,23 +47,47 @@ export interface ExportSource {
   osmTagKeys(): Promise<string[]>;
   /** How many records a pass reads (an export job's progress total). */
   countRecords(): Promise<number>;
+  /**
+   * On PostgreSQL, a pass split so that helper threads can read and render parts of it
+   * themselves (csv-threads.ts); undefined on PGlite, whose one connection this process holds.
+   */
+  splitPass(): Promise<SplitPass | undefined>;
+  /** Told how many records a reader of splitPass() has written (an export job's progress). */
+  noteWritten(records: number): Promise<void>;
 }
 
-/** The stored record with the meta keys its row's columns hold (they win over stored keys). */
-function exportRecord(row: repo.ExportRecordRow): ExportRecord {
-  const record = JSON.parse(row.json_text) as Record<string, unknown>;
-  record['_id'] = Number(row.id);
-  record['_uuid'] = row.uuid;
-  record['_submission_time'] = row.submission_time;
-  record['_date_modified'] = row.date_modified;
-  record['_version'] = row.version;
-  record['_submitted_by'] = row.submitted_by;
-  record['_last_edited_by'] = row.last_edited_by;
-  record['_total_media'] = row.total_media;
-  record['_media_count'] = row.media_count;
-  record['_media_all_received'] = row.media_count >= row.total_media;
-  record['_attachments'] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
-  return record as ExportRecord;
+/** Records with `after < _id <= through`. */
+export interface IdRange {
+  readonly after: number;
+  readonly through: number;
+}
+
+/** Which records an export reads, in a form that can be sent to another thread. */
+export interface ScopeFacts {
+  readonly formId: number;
+  readonly query: string | undefined;
+  readonly submittedBy: number | undefined;
+  readonly start: Date | undefined;
+  readonly end: Date | undefined;
+  readonly withAttachments: boolean;
+}
+
+export function recordScope(facts: ScopeFacts): repo.RecordScope {
+  return { formId: facts.formId, condition: queryCondition(facts.query), submittedBy: facts.submittedBy, start: facts.start, end: facts.end };
+}
+
+/** A pass as its first page, then independent `_id` ranges of RECORD_PAGE_SIZE records, then the rest. */
+export interface SplitPass {
+  readonly first: ExportRecord[];
+  readonly ranges: readonly IdRange[];
+  /** The range's records, made one at a time as they are read. */
+  readRange(range: IdRange): Promise<{ readonly count: number; readonly records: Iterable<ExportRecord> }>;
+  /** The records after the last range (new ones too), page by page. */
+  rest(): AsyncIterable<ExportRecord[]>;
+  /** Instead of the ranges and the rest: every record after the first page, pages read ahead. */
+  remaining(): AsyncIterable<ExportRecord[]>;
+  /** What a helper thread needs to read the same records. */
+  readonly facts: ScopeFacts;
 }
 
 /**
@@ -82,14 +96,12 @@ function exportRecord(row: repo.ExportRecordRow): ExportRecord {
  */
 export async function openExportSource(deps: AppDeps, target: ExportTarget, options: ExportOptions, baseUrl: string): Promise<ExportSource> {
   const form = buildExportForm(target.formJson);
-  const scope: repo.RecordScope = {
-    formId: target.formId,
-    condition: queryCondition(options.query),
-    submittedBy: target.submittedBy,
-    start: options.start,
-    end: options.end,
-  };
   const withAttachments = options.includeImages && hasMedia(form);
+  const facts: ScopeFacts = { formId: target.formId, query: options.query, submittedBy: target.submittedBy, start: options.start, end: options.end, withAttachments };
+  const scope = recordScope(facts);
+  const reader = new PageReader(deps.db);
+  const usedPage = (rows: repo.ExportRecordRow[]): Promise<ExportRecord[]> => reader.records(rows);
+
   let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, { limit: RECORD_PAGE_SIZE }, withAttachments);
   const readPage = (afterId: number) => repo.listExportRecords(deps.db, scope, afterId, { limit: RECORD_PAGE_SIZE }, withAttachments);
 
@@ -104,7 +116,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
         // process work side by side instead of in turns.
         next = page.length < RECORD_PAGE_SIZE || last === undefined ? undefined : readPage(last.id);
         next?.catch(() => undefined); // a failure surfaces where it is awaited below
-        yield usedPage(page);
+        yield await usedPage(page);
         if (!next) return;
         page = await next;
         next = undefined;
@@ -121,9 +133,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
    * at once over the pool's connections. With one page read ahead this process waited for the
    * database about 15% of the time. Records after the last listed id (new ones too) come by keyset.
    */
-  async function* rangedPages(first: repo.ExportRecordRow[], runEnds: Promise<number[]>): AsyncGenerator<ExportRecord[]> {
-    const firstLast = first[first.length - 1]?.id ?? 0;
-    yield usedPage(first);
+  async function* rangedPages(firstLast: number, runEnds: Promise<number[]>): AsyncGenerator<ExportRecord[]> {
     const ends = await runEnds;
     const reads: Promise<repo.ExportRecordRow[]>[] = [];
     let issued = 0;
@@ -141,7 +151,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
       for (let read = reads.shift(); read; read = reads.shift()) {
         const page = await read;
         readAhead();
-        if (page.length > 0) yield usedPage(page);
+        if (page.length > 0) yield await usedPage(page);
       }
     } finally {
       await Promise.allSettled(reads);
@@ -163,9 +173,11 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
       yield* keysetPages(0, first);
       return;
     }
-    const runEnds = repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE, first[first.length - 1]?.id ?? 0);
+    const firstLast = first[first.length - 1]?.id ?? 0;
+    const runEnds = repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE, firstLast);
     runEnds.catch(() => undefined); // a failure surfaces in rangedPages
-    yield* rangedPages(first, runEnds);
+    yield await usedPage(first);
+    yield* rangedPages(firstLast, runEnds);
   }
 
   // Formats that take a record at a time are slower per record than flat CSV, so pages read
@@ -182,10 +194,31 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     }
   }
 
+  async function splitPass(): Promise<SplitPass | undefined> {
+    if (!deps.config.databaseUrl) return undefined;
+    const firstRows = await takeFirstPage();
+    const last = firstRows[firstRows.length - 1]?.id ?? 0;
+    const complete = firstRows.length < RECORD_PAGE_SIZE;
+    const ends = complete ? [] : await repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE, last);
+    return {
+      first: await usedPage(firstRows),
+      ranges: ends.map((through, i) => ({ after: i === 0 ? last : (ends[i - 1] ?? last), through })),
+      readRange: async (range) => {
+        const rows = await repo.listExportRecords(deps.db, scope, range.after, { throughId: range.through }, withAttachments);
+        return { count: rows.length, records: await reader.oneByOne(rows) };
+      },
+      rest: () => (complete ? noPages() : keysetPages(ends[ends.length - 1] ?? last)),
+      remaining: () => (complete ? noPages() : rangedPages(last, Promise.resolve(ends))),
+      facts,
+    };
+  }
+
   return {
     form,
     options,
     baseUrl,
+    splitPass,
+    noteWritten: () => Promise.resolve(),
     records,
     pages,
     serialPages,
@@ -198,6 +231,11 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     osmTagKeys: () => repo.listOsmTagKeys(deps.db, scope, form.osmQuestions.map((q) => q.path)),
     countRecords: () => repo.countExportRecords(deps.db, scope),
   };
+}
+
+// eslint-disable-next-line require-yield -- a pass with nothing left to read
+async function* noPages(): AsyncGenerator<ExportRecord[]> {
+  return;
 }
 
 function hasMedia(form: ExportForm): boolean {
