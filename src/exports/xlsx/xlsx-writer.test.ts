@@ -224,9 +224,14 @@ test('one pass over every sheet writes the workbook the sheet-by-sheet writer wr
     ),
   );
   let disposed = 0;
-  async function* batches(): AsyncGenerator<RowBatch> {
-    yield [[['id']], [['n', 'name']], [['n', 'k', 'even']]];
-    for (let i = 0; i < 7; i += 1) yield [[[i]], [member(i)], [visit(i, 1), visit(i, 2)]];
+  async function* batches(): AsyncGenerator<Iterable<RowBatch>> {
+    yield [[[['id']], [['n', 'name']], [['n', 'k', 'even']]]];
+    // Steps in groups of two, the last group of one.
+    for (let i = 0; i < 7; i += 2) {
+      const steps: RowBatch[] = [[[[i]], [member(i)], [visit(i, 1), visit(i, 2)]]];
+      if (i + 1 < 7) steps.push([[[i + 1]], [member(i + 1)], [visit(i + 1, 1), visit(i + 1, 2)]]);
+      yield steps;
+    }
   }
   const chunks: Uint8Array[] = [];
   const sheets = [{ name: 'household', repeatRows: 1 }, { name: 'household', repeatRows: 1 }, { name: 'visits', repeatRows: 1 }];

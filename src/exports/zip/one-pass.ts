@@ -19,12 +19,12 @@ export interface OnePassFile<Row> {
   readonly encoder: RowEncoder<Row>;
 }
 
-/** The rows one step adds to each file, by the file's index (missing: none). */
+/** The rows one step (a record) adds to each file, by the file's index (missing: none). */
 export type FileBatch<Row> = ReadonlyArray<ReadonlyArray<Row> | undefined>;
 
 export async function* zipOnePassChunks<Row>(
   files: ReadonlyArray<OnePassFile<Row>>,
-  batches: AsyncIterable<FileBatch<Row>>,
+  batches: AsyncIterable<Iterable<FileBatch<Row>>>,
   options: ZipOptions & { readonly createSpool: SpoolFactory },
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const zip = new ZipWriter(options);
@@ -36,15 +36,19 @@ export async function* zipOnePassChunks<Row>(
       await entry.write(file.encoder.head);
     }
     yield* zip.take();
-    for await (const batch of batches) {
-      for (let i = 0; i < files.length; i += 1) {
-        const rows = batch[i];
-        const encoder = files[i]?.encoder;
-        const entry = entries[i];
-        if (!rows || !encoder || !entry) continue;
-        for (const row of rows) {
-          const bytes = encoder.add(row);
-          if (bytes !== undefined) await entry.write(bytes);
+    // A group of steps (a page of records) is produced lazily, a step at a time, so that only one
+    // step's rows are alive at once.
+    for await (const steps of batches) {
+      for (const batch of steps) {
+        for (let i = 0; i < files.length; i += 1) {
+          const rows = batch[i];
+          const encoder = files[i]?.encoder;
+          const entry = entries[i];
+          if (!rows || !encoder || !entry) continue;
+          for (const row of rows) {
+            const bytes = encoder.add(row);
+            if (bytes !== undefined) await entry.write(bytes);
+          }
         }
       }
       yield* zip.take();

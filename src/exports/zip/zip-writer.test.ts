@@ -104,8 +104,13 @@ function lineEncoder(header: string, every = 3): RowEncoder<string> {
 test('a one-pass zip holds every file whole although their rows arrived side by side', async () => {
   const log: string[] = [];
   let spools = 0;
-  async function* batches(): AsyncGenerator<FileBatch<string>> {
-    for (let step = 0; step < 50; step += 1) yield [[`main ${step}`], undefined, [`r ${step}.1`, `r ${step}.2`]];
+  async function* batches(): AsyncGenerator<Iterable<FileBatch<string>>> {
+    // Groups of three steps and one of two.
+    for (let group = 0; group < 50; group += 3) {
+      const steps: FileBatch<string>[] = [];
+      for (let step = group; step < Math.min(group + 3, 50); step += 1) steps.push([[`main ${step}`], undefined, [`r ${step}.1`, `r ${step}.2`]]);
+      yield steps;
+    }
   }
   const files = [
     { name: 'main.csv', encoder: lineEncoder('main') },
@@ -124,11 +129,11 @@ test('a one-pass zip holds every file whole although their rows arrived side by 
 test('a one-pass zip sends the first file while the pass goes on, and stopping early releases the spools', async () => {
   const log: string[] = [];
   let stepsTaken = 0;
-  async function* endless(): AsyncGenerator<FileBatch<string>> {
+  async function* endless(): AsyncGenerator<Iterable<FileBatch<string>>> {
     try {
       for (let step = 0; ; step += 1) {
         stepsTaken = step;
-        yield [[`main row ${step} `.repeat(50)], [`other row ${step}`]];
+        yield [[[`main row ${step} `.repeat(50)], [`other row ${step}`]]];
       }
     } finally {
       log.push('rows released');
@@ -149,8 +154,8 @@ test('a one-pass zip sends the first file while the pass goes on, and stopping e
 
 test('an error in the rows reaches the reader and releases the spools', async () => {
   const log: string[] = [];
-  async function* failing(): AsyncGenerator<FileBatch<string>> {
-    yield [['a'], ['b']];
+  async function* failing(): AsyncGenerator<Iterable<FileBatch<string>>> {
+    yield [[['a'], ['b']]];
     throw new Error('database went away');
   }
   const files = [

@@ -1,13 +1,14 @@
 // A helper thread of a flat CSV export (csv-threads.ts): it reads the `_id` ranges it is asked
 // for over its own database connection and answers each with the range's CSV lines as UTF-8
-// bytes (moved, not copied, to the main thread).
+// chunks (moved, not copied, to the main thread).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { buildExportForm } from '../../exports/layout/form-model.ts';
 import { planFlatLayout } from '../../exports/layout/flat.ts';
 import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
 import type { CsvHelperReply, CsvHelperRequest, CsvHelperSetup } from './csv-threads.ts';
-import { flatCsvText } from './flat-csv.ts';
+import { CsvEncoder } from '../../exports/csv/writer.ts';
+import { flatCsvBytes } from './flat-csv.ts';
 import { PageReader } from './record-rows.ts';
 import { listExportRecords } from './repository.ts';
 import { recordScope } from './source.ts';
@@ -19,12 +20,11 @@ async function serve(port: MessagePort, setup: CsvHelperSetup): Promise<void> {
   const layout = planFlatLayout(buildExportForm(setup.formJson), setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
   const scope = recordScope(setup.facts);
   const reader = new PageReader(database.db);
-  const encoder = new TextEncoder();
   const answer = async (seq: number, after: number, through: number): Promise<CsvHelperReply> => {
     try {
       const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments);
-      const count = rows.length;
-      return { seq, bytes: encoder.encode(flatCsvText(layout, await reader.oneByOne(rows))), records: count };
+      const page = await reader.page(rows);
+      return { seq, chunks: flatCsvBytes(layout, page.records, new CsvEncoder()), records: page.count };
     } catch (error) {
       return { seq, error: error instanceof Error ? error.message : String(error) };
     }
@@ -35,7 +35,7 @@ async function serve(port: MessagePort, setup: CsvHelperSetup): Promise<void> {
       return;
     }
     void answer(request.seq, request.range.after, request.range.through).then((reply) => {
-      port.postMessage(reply, 'bytes' in reply ? [reply.bytes.buffer as ArrayBuffer] : []);
+      port.postMessage(reply, 'chunks' in reply ? reply.chunks.map((chunk) => chunk.buffer as ArrayBuffer) : []);
     });
   });
 }

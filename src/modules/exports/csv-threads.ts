@@ -24,12 +24,12 @@ export interface CsvHelperSetup {
 export type CsvHelperRequest = { readonly seq: number; readonly range: IdRange } | { readonly close: true };
 
 export type CsvHelperReply =
-  | { readonly seq: number; readonly bytes: Uint8Array; readonly records: number }
+  | { readonly seq: number; readonly chunks: readonly Uint8Array[]; readonly records: number }
   | { readonly seq: number; readonly error: string };
 
-/** A range's CSV lines as UTF-8, and how many records they hold. */
+/** A range's CSV lines as UTF-8 chunks, and how many records they hold. */
 export interface RenderedRange {
-  readonly bytes: Uint8Array;
+  readonly chunks: readonly Uint8Array[];
   readonly records: number;
 }
 
@@ -74,7 +74,7 @@ export class CsvHelper implements RangeRenderer {
       const waiting = this.waiting.get(reply.seq);
       this.waiting.delete(reply.seq);
       if ('error' in reply) waiting?.reject(new Error(`CSV helper thread: ${reply.error}`));
-      else waiting?.resolve({ bytes: reply.bytes, records: reply.records });
+      else waiting?.resolve({ chunks: reply.chunks, records: reply.records });
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {

@@ -4,13 +4,25 @@ import { csvLine, CsvEncoder } from '../../exports/csv/writer.ts';
 import { planFlatLayout, type FlatLayout } from '../../exports/layout/flat.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup } from './csv-threads.ts';
-import { RECORD_PAGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type SplitPass } from './source.ts';
+import { RECORD_PAGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';
 
-/** The CSV lines of these records. */
-export function flatCsvText(layout: FlatLayout, records: Iterable<ExportRecord>): string {
-  let text = '';
-  for (const record of records) text += csvLine(layout.row(record));
-  return text;
+/**
+ * The CSV lines of these records through `encoder`, as UTF-8 chunks of about 64 KiB; the last
+ * lines stay in the encoder unless `flush`. Text is encoded as soon as a chunk of it is ready:
+ * a page's text held whole grew into a rope that young-generation collections kept copying while
+ * the page's records were parsed.
+ */
+export function flatCsvBytes(layout: FlatLayout, records: Iterable<ExportRecord>, encoder: CsvEncoder, flush = true): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (const record of records) {
+    const chunk = encoder.row(layout.row(record));
+    if (chunk) chunks.push(chunk);
+  }
+  if (flush) {
+    const last = encoder.flush();
+    if (last.byteLength > 0) chunks.push(last);
+  }
+  return chunks;
 }
 
 /** Helper threads for big exports on PostgreSQL (EXPORT_THREADS, EXPORT_THREAD_MIN_RECORDS). */
@@ -22,11 +34,10 @@ export interface CsvThreading {
 }
 
 /** The pages, each told to the source once written (an export job's progress). */
-async function* noted(source: ExportSource, pages: Iterable<ExportRecord[]> | AsyncIterable<ExportRecord[]>): AsyncGenerator<ExportRecord[]> {
+async function* noted(source: ExportSource, pages: Iterable<RecordPage> | AsyncIterable<RecordPage>): AsyncGenerator<RecordPage> {
   for await (const page of pages) {
-    const records = page.length; // the reader empties the page
     yield page;
-    await source.noteWritten(records);
+    await source.noteWritten(page.count);
   }
 }
 
@@ -34,39 +45,33 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
   const [shape, osmTagKeys] = await Promise.all([source.repeatShape(), source.osmTagKeys()]);
   const layout = planFlatLayout(source.form, source.options, shape, { baseUrl: source.baseUrl }, osmTagKeys);
   const encoder = new CsvEncoder({ bom: source.options.winExcelUtf8 });
-  const textEncoder = new TextEncoder();
   for (const row of layout.headerRows) encoder.add(csvLine(row));
 
   /** One chunk per page: each record costs no promise or generator step of its own. */
-  async function* byPage(pages: AsyncIterable<ExportRecord[]>): AsyncGenerator<Uint8Array> {
-    for await (const page of pages) {
-      encoder.add(flatCsvText(layout, page));
-      page.length = 0;
-      yield encoder.flush();
-    }
+  async function* byPage(pages: AsyncIterable<RecordPage>): AsyncGenerator<Uint8Array> {
+    for await (const page of pages) yield* flatCsvBytes(layout, page.records, encoder, false);
   }
 
   async function* threaded(split: SplitPass, setup: CsvHelperSetup, threads: number, module: URL): AsyncGenerator<Uint8Array> {
-    encoder.add(flatCsvText(layout, split.first));
-    await source.noteWritten(split.first.length);
-    yield encoder.flush();
+    yield* flatCsvBytes(layout, split.first.records, encoder);
+    await source.noteWritten(split.first.count);
     const helpers = Array.from({ length: threads }, () => new CsvHelper(module, setup));
     try {
+      const rangeEncoder = new CsvEncoder();
       const here = {
         read: (range: IdRange) => split.readRange(range),
-        render: ({ count, records }: { count: number; records: Iterable<ExportRecord> }) => ({ bytes: textEncoder.encode(flatCsvText(layout, records)), records: count }),
+        render: (page: RecordPage) => ({ chunks: flatCsvBytes(layout, page.records, rangeEncoder), records: page.count }),
       };
       for await (const rendered of renderRanges(split.ranges, helpers, here)) {
-        yield rendered.bytes;
+        yield* rendered.chunks;
         await source.noteWritten(rendered.records);
       }
     } finally {
       await Promise.all(helpers.map((helper) => helper.close()));
     }
     for await (const page of split.rest()) {
-      encoder.add(flatCsvText(layout, page));
-      await source.noteWritten(page.length);
-      yield encoder.flush();
+      yield* flatCsvBytes(layout, page.records, encoder, false);
+      await source.noteWritten(page.count);
     }
   }
 

@@ -44,8 +44,14 @@ function exportRecord(row: repo.ExportRecordRow, users: Usernames): ExportRecord
   return record as ExportRecord;
 }
 
+/** A page of records, to be read once, in order. */
+export interface RecordPage {
+  readonly count: number;
+  readonly records: Iterable<ExportRecord>;
+}
+
 /**
- * Turns pages of rows into records for one export. The rows are emptied by hand: the driver's
+ * Turns pages of rows into records for one export. The rows are let go by hand: the driver's
  * result objects often sit in V8's old generation, and while they point at the rows every row
  * survives young-generation collections and is promoted, which grew the heap by hundreds of
  * megabytes between full collections.
@@ -58,13 +64,14 @@ export class PageReader {
   }
 
   /**
-   * The rows' records made one at a time as they are asked for, each row let go once read: a
-   * reader that is done with each record before the next keeps one alive, not a page of them.
+   * The rows' records, made one at a time as they are read and each row let go once read: a
+   * reader done with each record before the next keeps one parsed record alive, not a page of
+   * them, so fewer objects outlive a young-generation collection.
    */
-  async oneByOne(rows: repo.ExportRecordRow[]): Promise<Iterable<ExportRecord>> {
+  async page(rows: repo.ExportRecordRow[]): Promise<RecordPage> {
     await this.users.learn(rows);
     const users = this.users;
-    return (function* () {
+    const records = (function* (): Generator<ExportRecord> {
       for (let i = 0; i < rows.length; i += 1) {
         const row = rows[i];
         if (row === undefined) continue;
@@ -73,12 +80,6 @@ export class PageReader {
       }
       rows.length = 0;
     })();
-  }
-
-  async records(rows: repo.ExportRecordRow[]): Promise<ExportRecord[]> {
-    await this.users.learn(rows);
-    const records = rows.map((row) => exportRecord(row, this.users));
-    rows.length = 0;
-    return records;
+    return { count: rows.length, records };
   }
 }

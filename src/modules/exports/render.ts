@@ -9,8 +9,8 @@ import { loadVisibleForm } from '../forms/service.ts';
 import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
-import { openExportSource, type ExportSource, type ExportTarget } from './source.ts';
-import type { ExportRecord } from '../../exports/layout/types.ts';
+import { openExportSource, type ExportSource, type ExportTarget, type RecordPage } from './source.ts';
+
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
@@ -79,11 +79,10 @@ async function counted(source: ExportSource, passes: number, onProgress: NonNull
     reported = done - (done % PROGRESS_EVERY);
     return reported;
   };
-  async function* countedPages(pages: AsyncIterable<ExportRecord[]>): AsyncGenerator<ExportRecord[]> {
+  async function* countedPages(pages: AsyncIterable<RecordPage>): AsyncGenerator<RecordPage> {
     for await (const page of pages) {
-      const size = page.length; // the reader empties the page after use
       yield page;
-      const due = advance(size);
+      const due = advance(page.count);
       if (due !== undefined) await onProgress(due, total);
     }
   }

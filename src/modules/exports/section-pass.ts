@@ -2,28 +2,27 @@
 // files): each page of records becomes a batch holding the rows each section gets from it, so
 // a record is read and parsed once however many repeats the form has.
 import type { SectionedLayout } from '../../exports/layout/sections.ts';
-import type { Cell } from '../../exports/layout/types.ts';
+import type { Cell, ExportRecord } from '../../exports/layout/types.ts';
 import type { ExportSource } from './source.ts';
 
-/** Rows by section index, a page of records at a time; `rowOf` turns a section's cells into its rows. */
+/**
+ * Rows by section index, a record at a time, in one group per page of records; each record is
+ * made and its rows built only when the writer asks for them, so one record's rows are alive at
+ * once. `rowOf` turns a section's cells into its rows.
+ */
 export async function* sectionBatches<Row>(
   source: ExportSource,
   layout: SectionedLayout,
   rowOf: ReadonlyArray<(cells: Cell[]) => Row>,
-): AsyncGenerator<Row[][], void, undefined> {
+): AsyncGenerator<Iterable<Row[][]>, void, undefined> {
   const builders = layout.sections.map((section) => layout.rowBuilder(section));
-  for await (const page of source.serialPages()) {
-    const batch: Row[][] = builders.map(() => []);
-    for (const record of page) {
-      for (let i = 0; i < builders.length; i += 1) {
-        const rows = builders[i]?.rows(record) ?? [];
-        const out = batch[i];
+  function* steps(records: Iterable<ExportRecord>): Generator<Row[][]> {
+    for (const record of records) {
+      yield builders.map((builder, i) => {
         const map = rowOf[i];
-        if (!out || !map) continue;
-        for (const cells of rows) out.push(map(cells));
-      }
+        return map ? builder.rows(record).map(map) : [];
+      });
     }
-    page.length = 0; // see source.ts usedPage
-    yield batch;
   }
+  for await (const page of source.serialPages()) yield steps(page.records);
 }

@@ -7,7 +7,9 @@ import type { ExportRecord } from '../../exports/layout/types.ts';
 import { queryCondition } from '../submissions/query.ts';
 import type { ExportOptions } from './options.ts';
 import * as repo from './repository.ts';
-import { PageReader } from './record-rows.ts';
+import { PageReader, type RecordPage } from './record-rows.ts';
+
+export type { RecordPage } from './record-rows.ts';
 
 // Small enough that the pages read ahead (see keysetPages) are consumed before a young-generation
 // collection has to copy it twice; 2,000 records a page promoted about 1 GB per million records
@@ -34,13 +36,13 @@ export interface ExportSource {
   /** A fresh pass over the records; each call starts again from the first record. */
   records(): AsyncIterable<ExportRecord>;
   /** The same pass a database page at a time (formats that render a page in one go). */
-  pages(): AsyncIterable<ExportRecord[]>;
+  pages(): AsyncIterable<RecordPage>;
   /**
    * The same pass a page at a time, with one page read ahead instead of several ranges at once:
    * for formats slower per record than flat CSV, whose read-ahead pages would wait, grow old in
    * the heap and raise the peak memory.
    */
-  serialPages(): AsyncIterable<ExportRecord[]>;
+  serialPages(): AsyncIterable<RecordPage>;
   /** Repeat block counts for flat layouts (one SQL aggregate). */
   repeatShape(): Promise<RepeatShape>;
   /** `<field>:<tag>` keys of osm questions found in the records. */
@@ -78,14 +80,13 @@ export function recordScope(facts: ScopeFacts): repo.RecordScope {
 
 /** A pass as its first page, then independent `_id` ranges of RECORD_PAGE_SIZE records, then the rest. */
 export interface SplitPass {
-  readonly first: ExportRecord[];
+  readonly first: RecordPage;
   readonly ranges: readonly IdRange[];
-  /** The range's records, made one at a time as they are read. */
-  readRange(range: IdRange): Promise<{ readonly count: number; readonly records: Iterable<ExportRecord> }>;
+  readRange(range: IdRange): Promise<RecordPage>;
   /** The records after the last range (new ones too), page by page. */
-  rest(): AsyncIterable<ExportRecord[]>;
+  rest(): AsyncIterable<RecordPage>;
   /** Instead of the ranges and the rest: every record after the first page, pages read ahead. */
-  remaining(): AsyncIterable<ExportRecord[]>;
+  remaining(): AsyncIterable<RecordPage>;
   /** What a helper thread needs to read the same records. */
   readonly facts: ScopeFacts;
 }
@@ -100,13 +101,13 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   const facts: ScopeFacts = { formId: target.formId, query: options.query, submittedBy: target.submittedBy, start: options.start, end: options.end, withAttachments };
   const scope = recordScope(facts);
   const reader = new PageReader(deps.db);
-  const usedPage = (rows: repo.ExportRecordRow[]): Promise<ExportRecord[]> => reader.records(rows);
+  const usedPage = (rows: repo.ExportRecordRow[]): Promise<RecordPage> => reader.page(rows);
 
   let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, { limit: RECORD_PAGE_SIZE }, withAttachments);
   const readPage = (afterId: number) => repo.listExportRecords(deps.db, scope, afterId, { limit: RECORD_PAGE_SIZE }, withAttachments);
 
   /** Pages by `_id` keyset from `afterId`, the next one read while this one is used. */
-  async function* keysetPages(afterId: number, first?: repo.ExportRecordRow[]): AsyncGenerator<ExportRecord[]> {
+  async function* keysetPages(afterId: number, first?: repo.ExportRecordRow[]): AsyncGenerator<RecordPage> {
     let page = first ?? (await readPage(afterId));
     let next: Promise<repo.ExportRecordRow[]> | undefined;
     try {
@@ -133,7 +134,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
    * at once over the pool's connections. With one page read ahead this process waited for the
    * database about 15% of the time. Records after the last listed id (new ones too) come by keyset.
    */
-  async function* rangedPages(firstLast: number, runEnds: Promise<number[]>): AsyncGenerator<ExportRecord[]> {
+  async function* rangedPages(firstLast: number, runEnds: Promise<number[]>): AsyncGenerator<RecordPage> {
     const ends = await runEnds;
     const reads: Promise<repo.ExportRecordRow[]>[] = [];
     let issued = 0;
@@ -166,7 +167,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     return first;
   }
 
-  async function* pages(): AsyncGenerator<ExportRecord[]> {
+  async function* pages(): AsyncGenerator<RecordPage> {
     const first = await takeFirstPage();
     // A pass that fits in its first page, and every pass on PGlite (one connection), goes by keyset.
     if (!deps.config.databaseUrl || first.length < RECORD_PAGE_SIZE) {
@@ -183,15 +184,12 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   // Formats that take a record at a time are slower per record than flat CSV, so pages read
   // ahead in parallel would wait longer and be promoted (XLSX's peak RSS rose 190 → 290 MB):
   // they read page by page.
-  async function* serialPages(): AsyncGenerator<ExportRecord[]> {
+  async function* serialPages(): AsyncGenerator<RecordPage> {
     yield* keysetPages(0, await takeFirstPage());
   }
 
   async function* records(): AsyncGenerator<ExportRecord> {
-    for await (const page of serialPages()) {
-      yield* page;
-      page.length = 0; // see usedPage
-    }
+    for await (const page of serialPages()) yield* page.records;
   }
 
   async function splitPass(): Promise<SplitPass | undefined> {
@@ -203,10 +201,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     return {
       first: await usedPage(firstRows),
       ranges: ends.map((through, i) => ({ after: i === 0 ? last : (ends[i - 1] ?? last), through })),
-      readRange: async (range) => {
-        const rows = await repo.listExportRecords(deps.db, scope, range.after, { throughId: range.through }, withAttachments);
-        return { count: rows.length, records: await reader.oneByOne(rows) };
-      },
+      readRange: async (range) => usedPage(await repo.listExportRecords(deps.db, scope, range.after, { throughId: range.through }, withAttachments)),
       rest: () => (complete ? noPages() : keysetPages(ends[ends.length - 1] ?? last)),
       remaining: () => (complete ? noPages() : rangedPages(last, Promise.resolve(ends))),
       facts,
@@ -234,7 +229,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
 }
 
 // eslint-disable-next-line require-yield -- a pass with nothing left to read
-async function* noPages(): AsyncGenerator<ExportRecord[]> {
+async function* noPages(): AsyncGenerator<RecordPage> {
   return;
 }
 

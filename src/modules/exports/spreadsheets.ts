@@ -26,8 +26,8 @@ async function sheetLayout(source: ExportSource, maxColumns: number, format: str
 }
 
 /** The header rows of every sheet, then its rows from one pass over the records. */
-async function* workbookBatches(source: ExportSource, layout: SectionedLayout): AsyncGenerator<ReadonlyArray<ReadonlyArray<readonly Cell[]>>> {
-  yield layout.sections.map((section) => section.headerRows);
+async function* workbookBatches(source: ExportSource, layout: SectionedLayout): AsyncGenerator<Iterable<ReadonlyArray<ReadonlyArray<readonly Cell[]>>>> {
+  yield [layout.sections.map((section) => section.headerRows)];
   yield* sectionBatches(source, layout, layout.sections.map(() => (cells: Cell[]) => cells));
 }
 
