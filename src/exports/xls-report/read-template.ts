@@ -1,7 +1,7 @@
 // Reads a report template (.xlsx or legacy .xls bytes) into sheets of cell values with SheetJS.
 // Values only: styles, merged cells, column widths and formulas (their last computed value is
 // kept) are not carried over. Bytes in memory in, values out: no I/O.
-import * as XLSX from '@e965/xlsx';
+import type * as XLSX from '@e965/xlsx';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import { XLS_LIMITS } from '../xls/index.ts';
@@ -57,14 +57,17 @@ function serialToDate(serial: number, date1904: boolean): TemplateCell {
   return Number.isInteger(serial) ? { kind: 'date', iso: iso.slice(0, 10) } : { kind: 'datetime', iso: iso.slice(0, 19) };
 }
 
-function cellValue(cell: XLSX.CellObject | undefined, date1904: boolean): TemplateCell {
+/** SheetJS's test for a date number format. */
+type IsDate = (format: string | number) => boolean;
+
+function cellValue(cell: XLSX.CellObject | undefined, date1904: boolean, isDate: IsDate): TemplateCell {
   if (!cell || cell.v === undefined || cell.v === null) return null;
   switch (cell.t) {
     case 'b':
       return Boolean(cell.v);
     case 'n': {
       const value = Number(cell.v);
-      return cell.z !== undefined && XLSX.SSF.is_date(cell.z) ? serialToDate(value, date1904) : value;
+      return cell.z !== undefined && isDate(cell.z) ? serialToDate(value, date1904) : value;
     }
     case 'd':
       return cell.v instanceof Date ? { kind: 'datetime', iso: cell.v.toISOString().slice(0, 19) } : String(cell.v);
@@ -75,11 +78,11 @@ function cellValue(cell: XLSX.CellObject | undefined, date1904: boolean): Templa
   }
 }
 
-function sheetRows(sheet: XLSX.WorkSheet | undefined, name: string, date1904: boolean): TemplateCell[][] {
+function sheetRows(sheet: XLSX.WorkSheet | undefined, name: string, date1904: boolean, isDate: IsDate): TemplateCell[][] {
   const data = (sheet?.['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
   if (data.length > XLS_LIMITS.maxRows) throw new TemplateError(`sheet "${name}" has ${data.length} rows; a template has at most ${XLS_LIMITS.maxRows}`);
   const rows = Array.from(data, (cells) => {
-    const row = Array.from(cells ?? [], (cell) => cellValue(cell, date1904));
+    const row = Array.from(cells ?? [], (cell) => cellValue(cell, date1904, isDate));
     while (row.length > 0 && row[row.length - 1] === null) row.pop();
     return row;
   });
@@ -93,14 +96,17 @@ function sheetRows(sheet: XLSX.WorkSheet | undefined, name: string, date1904: bo
 export async function readTemplate(bytes: Uint8Array, maxInflatedBytes = MAX_INFLATED_BYTES): Promise<TemplateWorkbook> {
   if (startsWith(bytes, ZIP_MAGIC)) await checkInflatedSize(bytes, maxInflatedBytes);
   else if (!startsWith(bytes, CFB_MAGIC)) throw new TemplateError(NOT_A_SPREADSHEET);
+  // SheetJS is loaded when first needed: held from the start it cost every server about 12 MB.
+  const sheetJs = await import('@e965/xlsx');
+  const isDate: IsDate = (format) => sheetJs.SSF.is_date(format);
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(bytes, { type: 'array', dense: true, cellNF: true, cellDates: false, cellFormula: false, cellHTML: false, cellText: false });
+    workbook = sheetJs.read(bytes, { type: 'array', dense: true, cellNF: true, cellDates: false, cellFormula: false, cellHTML: false, cellText: false });
   } catch {
     throw new TemplateError(NOT_A_SPREADSHEET);
   }
   if (workbook.SheetNames.length === 0) throw new TemplateError(NOT_A_SPREADSHEET);
   const date1904 = Boolean(workbook.Workbook?.WBProps?.date1904);
-  const sheets: TemplateSheet[] = workbook.SheetNames.map((name) => ({ name, rows: sheetRows(workbook.Sheets[name], name, date1904) }));
+  const sheets: TemplateSheet[] = workbook.SheetNames.map((name) => ({ name, rows: sheetRows(workbook.Sheets[name], name, date1904, isDate) }));
   return { sheets };
 }

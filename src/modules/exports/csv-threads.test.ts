@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderRanges, type RangeRenderer, type RenderedRange } from './csv-threads.ts';
+import { RENDER_WINDOW, renderRanges, type RangeRenderer, type RenderedRange } from './csv-threads.ts';
 import type { IdRange } from './source.ts';
 
 const ranges: IdRange[] = Array.from({ length: 40 }, (_, i) => ({ after: i * 10, through: i * 10 + 10 }));
@@ -60,13 +60,13 @@ test('with no helpers the main thread renders every range', async () => {
   assert.ok(out.every((line) => line.endsWith(' main')));
 });
 
-test('no range is asked for more than six ahead of the one being written', async () => {
+test('no range is asked for further ahead of the one being written than the window allows', async () => {
   const asked: number[] = [];
   const helper = slowHelper('a', () => 2, asked);
   let written = 0;
   for await (const range of renderRanges(ranges, [helper], mainThread)) {
     assert.ok(range.records === 10);
-    assert.ok(asked.every((seq) => seq < written + 6), `asked ${Math.max(...asked)} while writing ${written}`);
+    assert.ok(asked.every((seq) => seq < written + RENDER_WINDOW), `asked ${Math.max(...asked)} while writing ${written}`);
     written += 1;
   }
 });

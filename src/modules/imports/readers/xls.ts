@@ -1,12 +1,15 @@
 // Legacy .xls (BIFF) workbooks: SheetJS reads the whole file, which the format itself bounds
 // (65,536 rows by 256 columns). The first sheet's cells are turned into text as the .xlsx reader does.
 import { readFile } from 'node:fs/promises';
-import * as XLSX from '@e965/xlsx';
+import type * as XLSX from '@e965/xlsx';
 import { ImportFileError } from './errors.ts';
 import { excelSerialToText } from './excel-dates.ts';
 import { NOT_A_WORKBOOK } from './xlsx.ts';
 
-function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string {
+/** SheetJS's test for a date number format. */
+type IsDate = (format: string | number) => boolean;
+
+function cellText(cell: XLSX.CellObject | undefined, date1904: boolean, isDate: IsDate): string {
   if (!cell || cell.v === undefined || cell.v === null) return '';
   switch (cell.t) {
     case 'b':
@@ -16,7 +19,7 @@ function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string 
       return '';
     case 'n': {
       const value = Number(cell.v);
-      return cell.z !== undefined && XLSX.SSF.is_date(cell.z) ? excelSerialToText(value, date1904) : String(value);
+      return cell.z !== undefined && isDate(cell.z) ? excelSerialToText(value, date1904) : String(value);
     }
     case 'd':
       return cell.v instanceof Date ? cell.v.toISOString().slice(0, 19) : String(cell.v);
@@ -26,9 +29,12 @@ function cellText(cell: XLSX.CellObject | undefined, date1904: boolean): string 
 }
 
 export async function* readXlsRows(path: string): AsyncGenerator<string[]> {
+  // SheetJS is loaded when first needed: held from the start it cost every server about 12 MB.
+  const sheetJs = await import('@e965/xlsx');
+  const isDate: IsDate = (format) => sheetJs.SSF.is_date(format);
   let workbook: XLSX.WorkBook;
   try {
-    workbook = XLSX.read(await readFile(path), { type: 'buffer', dense: true, cellNF: true, cellDates: false, sheets: 0 });
+    workbook = sheetJs.read(await readFile(path), { type: 'buffer', dense: true, cellNF: true, cellDates: false, sheets: 0 });
   } catch {
     throw new ImportFileError(NOT_A_WORKBOOK);
   }
@@ -39,7 +45,7 @@ export async function* readXlsRows(path: string): AsyncGenerator<string[]> {
   const data = (sheet['!data'] ?? []) as Array<Array<XLSX.CellObject | undefined> | undefined>;
   for (const cells of data) {
     if (!cells) continue;
-    const row = Array.from(cells, (cell) => cellText(cell, date1904));
+    const row = Array.from(cells, (cell) => cellText(cell, date1904, isDate));
     if (row.some((cell) => cell !== '')) yield row;
   }
 }
