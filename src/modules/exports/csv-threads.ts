@@ -33,6 +33,12 @@ export interface RenderedRange {
   readonly records: number;
 }
 
+/**
+ * The helper's young generation (V8 sizes it up to 48 MB by itself): smaller, it kept the server's
+ * peak memory 10-15 MB lower for the same speed (1,000,000 records, by hand).
+ */
+const HELPER_YOUNG_GENERATION_MB = 16;
+
 /** Requests a helper has at once: with fewer it sat idle a third of the time, waiting for the next. */
 const HELPER_QUEUE = 3;
 
@@ -69,7 +75,7 @@ export class CsvHelper implements RangeRenderer {
     this.worker = module.pathname.endsWith('.ts')
       ? // Running from source: a worker thread does not inherit tsx's loader, so it registers it first.
         new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`, { eval: true, workerData: setup })
-      : new Worker(module, { workerData: setup });
+      : new Worker(module, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: HELPER_YOUNG_GENERATION_MB } });
     this.worker.on('message', (reply: CsvHelperReply) => {
       const waiting = this.waiting.get(reply.seq);
       this.waiting.delete(reply.seq);
