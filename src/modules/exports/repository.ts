@@ -23,7 +23,6 @@ function scopeCondition(scope: RecordScope): RawBuilder<unknown> {
   return sql.join(parts, sql` AND `);
 }
 
-const ISO = (column: RawBuilder<unknown>) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`;
 
 /** A stored record and the meta values kept in its row's columns (the record itself is not parsed here). */
 export interface ExportRecordRow {
@@ -31,8 +30,9 @@ export interface ExportRecordRow {
   /** The stored record as JSON text (instances.json_text). */
   json_text: string;
   uuid: string;
-  submission_time: string;
-  date_modified: string;
+  /** Seconds since 1970 (date_part: to_char cost PostgreSQL about 0.7 s per 1,000,000 records per column). */
+  submission_time: number;
+  date_modified: number;
   version: string;
   /** User ids: the caller names them (listUsernames), once per export rather than by a join per record. */
   submitted_by: number | null;
@@ -60,8 +60,8 @@ export async function listExportRecords(
     : sql`NULL::text`;
   // Users are named by the caller: joining users twice per record cost PostgreSQL about 2.7 s of
   // CPU per 1,000,000 records, 40% of the export's database time.
-  const result = await sql<ExportRecordRow>`SELECT i.id, i.json_text, i.uuid, ${ISO(sql`i.date_created`)} AS submission_time,
-      ${ISO(sql`i.date_modified`)} AS date_modified, i.version, i.submitted_by, i.last_edited_by, i.total_media, i.media_count,
+  const result = await sql<ExportRecordRow>`SELECT i.id, i.json_text, i.uuid, date_part('epoch', i.date_created) AS submission_time,
+      date_part('epoch', i.date_modified) AS date_modified, i.version, i.submitted_by, i.last_edited_by, i.total_media, i.media_count,
       ${attachments} AS attachments
     FROM instances i
     WHERE ${scopeCondition(scope)} AND i.id > ${afterId} ${'throughId' in bound ? sql`AND i.id <= ${bound.throughId}` : sql``}
