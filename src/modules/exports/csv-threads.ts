@@ -44,7 +44,7 @@ const HELPER_QUEUE = 3;
 
 /**
  * The helper's module: the source file beside this one when running from source, or the bundle's
- * companion that bin/gather.js writes next to the bundle. undefined if it is missing.
+ * companion that bin/bundle.js writes next to the bundle. undefined if it is missing.
  */
 export function csvHelperModule(): URL | undefined {
   const here = import.meta.url;

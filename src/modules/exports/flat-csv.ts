@@ -47,7 +47,7 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
   const encoder = new CsvEncoder({ bom: source.options.winExcelUtf8 });
   for (const row of layout.headerRows) encoder.add(csvLine(row));
 
-  /** One chunk per page: each record costs no promise or generator step of its own. */
+  /** Chunks of about 64 KiB as the pages' records are rendered; a record costs no promise of its own. */
   async function* byPage(pages: AsyncIterable<RecordPage>): AsyncGenerator<Uint8Array> {
     for await (const page of pages) yield* flatCsvBytes(layout, page.records, encoder, false);
   }

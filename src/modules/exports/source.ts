@@ -35,7 +35,10 @@ export interface ExportSource {
   readonly baseUrl: string;
   /** A fresh pass over the records; each call starts again from the first record. */
   records(): AsyncIterable<ExportRecord>;
-  /** The same pass a database page at a time (formats that render a page in one go). */
+  /**
+   * The same pass a database page at a time, several pages read at once on PostgreSQL (flat CSV,
+   * the fastest reader per record).
+   */
   pages(): AsyncIterable<RecordPage>;
   /**
    * The same pass a page at a time, with one page read ahead instead of several ranges at once:
