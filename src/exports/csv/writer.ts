@@ -62,8 +62,13 @@ export class CsvEncoder {
   }
 }
 
-/** A CSV file as one file of a one-pass zip (csvzip): its header rows, then rows of text. */
-export function csvRowEncoder(headerRows: Iterable<readonly string[]>, options: CsvOptions = {}): RowEncoder<readonly string[]> {
+export interface CsvRowEncoder extends RowEncoder<readonly string[]> {
+  add(row: readonly string[]): Uint8Array | undefined;
+  end(): Uint8Array;
+}
+
+/** A CSV file row by row (one file of a one-pass csvzip, or csvChunks): its header rows, then rows of text. */
+export function csvRowEncoder(headerRows: Iterable<readonly string[]>, options: CsvOptions = {}): CsvRowEncoder {
   const encoder = new CsvEncoder(options);
   for (const row of headerRows) encoder.add(csvLine(row));
   return { head: '', add: (row) => encoder.row(row), end: () => encoder.flush() };
@@ -75,15 +80,11 @@ export async function* csvChunks(
   rows: Iterable<readonly string[]> | AsyncIterable<readonly string[]>,
   options: CsvOptions = {},
 ): AsyncGenerator<Uint8Array> {
-  const encoder = new CsvEncoder(options);
-  for (const row of headerRows) {
-    const chunk = encoder.row(row);
-    if (chunk) yield chunk;
-  }
+  const encoder = csvRowEncoder(headerRows, options);
   for await (const row of rows) {
-    const chunk = encoder.row(row);
+    const chunk = encoder.add(row);
     if (chunk) yield chunk;
   }
-  const last = encoder.flush();
+  const last = encoder.end();
   if (last.byteLength > 0) yield last;
 }

@@ -2,12 +2,11 @@
 // exported records, per position of the enclosing repeats (`kids[2]/immunization` can need
 // more blocks than `kids[1]/immunization`). Filled from the counts stored with each record
 // (one SQL aggregate, src/modules/exports/repository.ts) or, in tests, by observing records.
-import { parseRepeatCountKey, repeatCountsOf } from './repeat-counts.ts';
+import { parseRepeatCountKey, repeatCountKey, repeatCountsOf } from './repeat-counts.ts';
 import type { ExportRecord } from './types.ts';
 
 export class RepeatShape {
   private readonly counts = new Map<string, Map<string, number>>();
-  private readonly keyed = new Map<string, number>();
 
   /** Records that `count` occurrences of `repeatPath` were seen inside the enclosing items at `indices` (1-based). */
   private note(repeatPath: string, indices: readonly number[], count: number): void {
@@ -19,7 +18,6 @@ export class RepeatShape {
 
   /** Records a count as repeat-counts.ts keys it (`kids/shots 2`). */
   noteKey(key: string, count: number): void {
-    if (count > (this.keyed.get(key) ?? 0)) this.keyed.set(key, count);
     const { path, indices } = parseRepeatCountKey(key);
     this.note(path, indices, count);
   }
@@ -31,7 +29,7 @@ export class RepeatShape {
 
   /** Every count noted, keyed as noteKey takes them: the shape can be rebuilt from them elsewhere (another thread). */
   keyedCounts(): Array<[string, number]> {
-    return [...this.keyed];
+    return [...this.counts].flatMap(([path, byParent]) => [...byParent].map(([position, count]): [string, number] => [repeatCountKey(path, position), count]));
   }
 
   /** Counts the repeats of one record, by the rule its stored counts follow. */

@@ -91,11 +91,18 @@ export function savCaseCountPatch(rowCount: number): { offset: number; bytes: Ui
   return { offset: CASE_COUNT_OFFSET, bytes };
 }
 
-/** A .sav file as one file of a one-pass zip (savzip): bytes in chunks of about `chunkBytes`. */
+/** A .sav file's bytes as rows are added: the dictionary, then cases in chunks of about `chunkBytes`. */
+export interface SavRowEncoder extends RowEncoder<SavRow> {
+  readonly head: Uint8Array;
+  add(row: SavRow): Uint8Array | undefined;
+  end(): Uint8Array;
+}
+
+/** A .sav file row by row (one file of a one-pass savzip, or savChunks). */
 export function savRowEncoder(
   variables: ReadonlyArray<SavVariable>,
   options: SavWriterOptions & { readonly chunkBytes?: number } = {},
-): RowEncoder<SavRow> {
+): SavRowEncoder {
   const chunkBytes = options.chunkBytes ?? 64 * 1024;
   const writer = createSavEncoder(variables, options);
   return {
@@ -120,22 +127,20 @@ export async function* savChunks(
   rows: Iterable<SavRow> | AsyncIterable<SavRow>,
   options: SavWriterOptions & { readonly chunkBytes?: number } = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const chunkBytes = options.chunkBytes ?? 64 * 1024;
-  const writer = createSavEncoder(variables, options);
-  yield writer.header();
+  const encoder = savRowEncoder(variables, options);
+  yield encoder.head;
   // A plain for…of for synchronous sources: for await would cost a promise per row.
   if (Symbol.iterator in rows) {
     for (const row of rows) {
-      writer.add(row);
-      if (writer.readyLength >= chunkBytes) yield writer.take();
+      const chunk = encoder.add(row);
+      if (chunk) yield chunk;
     }
   } else {
     for await (const row of rows) {
-      writer.add(row);
-      if (writer.readyLength >= chunkBytes) yield writer.take();
+      const chunk = encoder.add(row);
+      if (chunk) yield chunk;
     }
   }
-  writer.finish();
-  const rest = writer.take();
+  const rest = encoder.end();
   if (rest.length > 0) yield rest;
 }

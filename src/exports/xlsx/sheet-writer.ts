@@ -10,8 +10,8 @@ import { rowXml, SHEET_END, SHEET_START } from './sheet-xml.ts';
 export class SheetWriter<Entry extends ZipEntryWriter> {
   /** The entries of the parts begun so far, in order. */
   readonly entries: Entry[] = [];
-  /** Parts the rows have reached (a part's entry opens at its first flush). */
-  partCount = 1;
+  /** Rows still go to the first part (whose leading rows are the header repeated on the others). */
+  private firstPart = true;
   private readonly header: Array<readonly Cell[]> = [];
   private readonly repeat: number;
   private rowsInPart = 0;
@@ -35,12 +35,12 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
     const fitted = fitRow(row, this.limits, this.name);
     if (this.rowsInPart === this.limits.maxRows) {
       this.endedParts.push(this.xml + SHEET_END);
-      this.partCount += 1;
+      this.firstPart = false;
       this.rowsInPart = 0;
       this.xml = SHEET_START;
       for (const headerRow of this.header) this.xml += rowXml(++this.rowsInPart, headerRow);
     }
-    if (this.partCount === 1 && this.header.length < this.repeat) this.header.push([...fitted]);
+    if (this.firstPart && this.header.length < this.repeat) this.header.push([...fitted]);
     this.xml += rowXml(++this.rowsInPart, fitted);
   }
 

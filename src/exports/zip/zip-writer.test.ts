@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { unzip } from '../../../test/zip.ts';
 import { memorySpool, type Spool } from '../spool.ts';
 import { zipOnePassChunks, type FileBatch, type RowEncoder } from './one-pass.ts';
-import { ZipWriter, zipChunks } from './zip-writer.ts';
+import { ZipWriter } from './zip-writer.ts';
 
 async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Uint8Array[] = [];
@@ -72,15 +72,6 @@ test('dispose releases the spools of entries never emitted', async () => {
   await entry.write('some bytes');
   await zip.dispose();
   assert.deepEqual(log, ['disposed x']);
-});
-
-test('zipChunks writes each entry whole, in order', async () => {
-  async function* data(): AsyncGenerator<string> {
-    yield 'hello ';
-    yield 'world';
-  }
-  const files = await unzip(await collect(zipChunks([{ name: 'x.txt', data: data() }, { name: 'empty', data: [] }], OPTIONS)));
-  assert.deepEqual([...files.entries()].map(([name, bytes]) => [name, bytes.toString()]), [['x.txt', 'hello world'], ['empty', '']]);
 });
 
 /** Lines of text, the header first, chunked every `every` rows. */

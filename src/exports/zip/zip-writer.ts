@@ -12,11 +12,6 @@
 import { createDeflateRaw, crc32, type DeflateRaw } from 'node:zlib';
 import type { Spool } from '../spool.ts';
 
-export interface ZipEntry {
-  readonly name: string;
-  readonly data: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>;
-}
-
 export interface ZipOptions {
   /** zlib level, 0 to 9. */
   readonly level: number;
@@ -149,6 +144,11 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
+/** What the central directory needs of an entry once its bytes are compressed. */
+function writtenEntry(name: Buffer, offset: number, deflater: EntryDeflater): Written {
+  return { name, offset, crc: deflater.crc, size: deflater.size, compressedSize: deflater.compressedSize };
+}
+
 /** One entry's bytes, compressed as they are written; the compressed bytes go to `sink` in order. */
 class EntryDeflater {
   crc = 0;
@@ -262,7 +262,7 @@ export class ZipWriter {
       close: async () => {
         await deflater.end();
         this.streaming = undefined;
-        const record: Written = { name, offset: start, crc: deflater.crc, size: deflater.size, compressedSize: deflater.compressedSize };
+        const record = writtenEntry(name, start, deflater);
         this.emit(dataDescriptor(record));
         this.written.push(record);
       },
@@ -300,11 +300,11 @@ export class ZipWriter {
       throw new Error('zip writer: the order given does not name every spooled entry once');
     }
     for (const entry of queue) {
-      if (!entry) continue;
+      if (!entry) continue; // cannot happen: checked above
       try {
         if (!entry.closed) throw new Error(`zip writer: spooled entry "${entry.writer.name}" was not closed`);
         const name = Buffer.from(entry.writer.name, 'utf8');
-        const record: Written = { name, offset: this.offset, crc: entry.deflater.crc, size: entry.deflater.size, compressedSize: entry.deflater.compressedSize };
+        const record = writtenEntry(name, this.offset, entry.deflater);
         this.emit(localHeader(name, this.stamp));
         yield* this.take();
         let copied = 0;
@@ -341,27 +341,5 @@ export class ZipWriter {
       entry.deflater.destroy();
       await entry.spool.dispose();
     }
-  }
-}
-
-/** The zip file's bytes: each entry's data is read to its end before the next entry is started. */
-export async function* zipChunks(
-  entries: Iterable<ZipEntry> | AsyncIterable<ZipEntry>,
-  options: ZipOptions,
-): AsyncGenerator<Uint8Array, void, undefined> {
-  const zip = new ZipWriter(options);
-  try {
-    for await (const entry of entries) {
-      const writer = zip.openStreamed(entry.name);
-      for await (const piece of entry.data) {
-        await writer.write(piece);
-        yield* zip.take();
-      }
-      await writer.close();
-      yield* zip.take();
-    }
-    yield zip.finish();
-  } finally {
-    await zip.dispose();
   }
 }

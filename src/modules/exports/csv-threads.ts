@@ -72,10 +72,11 @@ export class CsvHelper implements RangeRenderer {
   private closing = false;
 
   constructor(module: URL, setup: CsvHelperSetup) {
+    const options = { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: HELPER_YOUNG_GENERATION_MB } };
     this.worker = module.pathname.endsWith('.ts')
       ? // Running from source: a worker thread does not inherit tsx's loader, so it registers it first.
-        new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`, { eval: true, workerData: setup })
-      : new Worker(module, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: HELPER_YOUNG_GENERATION_MB } });
+        new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`, { ...options, eval: true })
+      : new Worker(module, options);
     this.worker.on('message', (reply: CsvHelperReply) => {
       const waiting = this.waiting.get(reply.seq);
       this.waiting.delete(reply.seq);

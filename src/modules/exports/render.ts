@@ -10,7 +10,6 @@ import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
 import { openExportSource, type ExportSource, type ExportTarget, type RecordPage } from './source.ts';
-
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
@@ -71,36 +70,28 @@ async function counted(source: ExportSource, passes: number, onProgress: NonNull
   const total = await source.countRecords();
   let read = 0;
   let reported = 0;
-  /** The progress to report after `n` more records were read, if one is due. */
-  const advance = (n: number): number | undefined => {
+  /** Counts `n` more records read, reporting the progress when a report is due. */
+  const note = async (n: number): Promise<void> => {
     read += n;
     const done = Math.min(total, Math.floor(read / passes));
-    if (done - reported < PROGRESS_EVERY) return undefined;
+    if (done - reported < PROGRESS_EVERY) return;
     reported = done - (done % PROGRESS_EVERY);
-    return reported;
+    await onProgress(reported, total);
   };
   async function* countedPages(pages: AsyncIterable<RecordPage>): AsyncGenerator<RecordPage> {
     for await (const page of pages) {
       yield page;
-      const due = advance(page.count);
-      if (due !== undefined) await onProgress(due, total);
+      await note(page.count);
     }
   }
   return {
     ...source,
     async *records() {
-      for await (const record of source.records()) {
-        yield record;
-        const due = advance(1);
-        if (due !== undefined) await onProgress(due, total);
-      }
+      for await (const page of countedPages(source.serialPages())) yield* page.records;
     },
     pages: () => countedPages(source.pages()),
-    noteWritten: async (records) => {
-      const due = advance(records);
-      if (due !== undefined) await onProgress(due, total);
-    },
     serialPages: () => countedPages(source.serialPages()),
+    noteWritten: note,
   };
 }
 

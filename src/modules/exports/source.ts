@@ -137,8 +137,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
    * at once over the pool's connections. With one page read ahead this process waited for the
    * database about 15% of the time. Records after the last listed id (new ones too) come by keyset.
    */
-  async function* rangedPages(firstLast: number, runEnds: Promise<number[]>): AsyncGenerator<RecordPage> {
-    const ends = await runEnds;
+  async function* rangedPages(firstLast: number, ends: readonly number[]): AsyncGenerator<RecordPage> {
     const reads: Promise<repo.ExportRecordRow[]>[] = [];
     let issued = 0;
     const readAhead = (): void => {
@@ -171,17 +170,14 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   }
 
   async function* pages(): AsyncGenerator<RecordPage> {
-    const first = await takeFirstPage();
-    // A pass that fits in its first page, and every pass on PGlite (one connection), goes by keyset.
-    if (!deps.config.databaseUrl || first.length < RECORD_PAGE_SIZE) {
-      yield* keysetPages(0, first);
+    // Every pass on PGlite (one connection) goes by keyset.
+    const split = await splitPass();
+    if (!split) {
+      yield* keysetPages(0, await takeFirstPage());
       return;
     }
-    const firstLast = first[first.length - 1]?.id ?? 0;
-    const runEnds = repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE, firstLast);
-    runEnds.catch(() => undefined); // a failure surfaces in rangedPages
-    yield await usedPage(first);
-    yield* rangedPages(firstLast, runEnds);
+    yield split.first;
+    yield* split.remaining();
   }
 
   // Formats that take a record at a time are slower per record than flat CSV, so pages read
@@ -206,7 +202,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
       ranges: ends.map((through, i) => ({ after: i === 0 ? last : (ends[i - 1] ?? last), through })),
       readRange: async (range) => usedPage(await repo.listExportRecords(deps.db, scope, range.after, { throughId: range.through }, withAttachments)),
       rest: () => (complete ? noPages() : keysetPages(ends[ends.length - 1] ?? last)),
-      remaining: () => (complete ? noPages() : rangedPages(last, Promise.resolve(ends))),
+      remaining: () => (complete ? noPages() : rangedPages(last, ends)),
       facts,
     };
   }
