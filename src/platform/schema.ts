@@ -147,6 +147,8 @@ export interface FormMetadataTable {
   data_file: string | null;
   data_file_type: string | null;
   file_hash: string | null;
+  /** The uploaded file (blobs.sha256), for media and supporting_doc entries with a data_file. */
+  blob_sha256: Generated<string | null>;
   date_created: DefaultedTimestamp;
   deleted_at: NullableTimestamp;
 }

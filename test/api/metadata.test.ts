@@ -61,7 +61,7 @@ describe('/api/v1/metadata', () => {
       [{ xform: formId, data_type: 'source' }, { data_value: ['This field is required.'] }],
       [{ data_type: 'source', data_value: 'x' }, { missing_field: ['`xform` or `project` or `instance` field is required.'] }],
       [{ xform: 99999, data_type: 'source', data_value: 'x' }, { xform: ['Invalid pk "99999" - object does not exist.'] }],
-      [{ xform: formId, data_type: 'media', data_value: 'https://example.org/a.csv' }, { data_type: ['"media" entries cannot be set through this server\'s API yet.'] }],
+      [{ xform: formId, data_type: 'enketo_url', data_value: 'https://example.org/x' }, { data_type: ['"enketo_url" entries cannot be set through this server\'s API yet.'] }],
       [{ xform: formId, data_type: 'source', data_value: 'x'.repeat(256) }, { data_value: ['Ensure this field has no more than 255 characters.'] }],
     ];
     for (const [payload, expected] of cases) {

@@ -15,16 +15,26 @@ export interface FormExtras {
 
 export type FormShape = 'full' | 'short';
 
+/** Where an entry's uploaded file downloads: the entry's address with the file's extension. */
+export function metadataFileUrl(row: Pick<MetadataRow, 'id' | 'data_value'>, baseUrl: string): string {
+  const dot = row.data_value.lastIndexOf('.');
+  const extension = dot > 0 ? row.data_value.slice(dot + 1).toLowerCase().replace(/[^a-z0-9]/g, '') : '';
+  return `${baseUrl}/api/v1/metadata/${row.id}.${extension || 'bin'}`;
+}
+
 export function metadataToApi(row: MetadataRow, baseUrl: string): Record<string, unknown> {
+  // An uploaded file's data_file and media_url both give its download address (onadata answers a
+  // storage URL in each when the file is kept on its own storage).
+  const fileUrl = row.data_file === null ? null : metadataFileUrl(row, baseUrl);
   return {
     id: row.id,
     xform: row.form_id,
     data_value: row.data_value,
     data_type: row.data_type,
-    data_file: row.data_file,
+    data_file: fileUrl,
     extra_data: row.extra_data,
     data_file_type: row.data_file_type,
-    media_url: null,
+    media_url: fileUrl,
     file_hash: row.file_hash,
     url: `${baseUrl}/api/v1/metadata/${row.id}`,
     date_created: isoTimestamp(row.date_created),

@@ -17,12 +17,87 @@ export async function hasLiveMetadata(db: DbOrTx, formId: number, dataType: stri
   return (await query.executeTakeFirst()) !== undefined;
 }
 
-export async function insertMetadata(db: DbOrTx, entry: { formId: number; dataType: string; dataValue: string; now: Date }): Promise<MetadataRow> {
+/** An uploaded file of a media or supporting_doc entry. */
+export interface StoredFile {
+  /** Where onadata would keep it (`<owner>/formid-media/<name>`), shown as data_file. */
+  readonly path: string;
+  readonly contentType: string;
+  /** `md5:<hex>`, the OpenRosa manifest's hash. */
+  readonly md5: string;
+  readonly blobSha256: string;
+}
+
+export async function insertMetadata(
+  db: DbOrTx,
+  entry: { formId: number; dataType: string; dataValue: string; now: Date; file?: StoredFile | undefined },
+): Promise<MetadataRow> {
+  const file = entry.file;
   return db
     .insertInto('form_metadata')
-    .values({ form_id: entry.formId, data_type: entry.dataType, data_value: entry.dataValue, extra_data: '{}', data_file: null, data_file_type: null, file_hash: null, date_created: entry.now })
+    .values({
+      form_id: entry.formId,
+      data_type: entry.dataType,
+      data_value: entry.dataValue,
+      extra_data: '{}',
+      data_file: file?.path ?? null,
+      data_file_type: file?.contentType ?? null,
+      file_hash: file?.md5 ?? null,
+      blob_sha256: file?.blobSha256 ?? null,
+      date_created: entry.now,
+    })
     .returning([...COLUMNS])
     .executeTakeFirstOrThrow();
+}
+
+/** A live media entry of a form, with its file's bytes when it has one. */
+export async function findFormMediaFile(
+  db: DbOrTx,
+  formId: number,
+  id: number,
+): Promise<{ row: MetadataRow; file: { data: Uint8Array; content_type: string } | undefined } | undefined> {
+  const row = await db
+    .selectFrom('form_metadata')
+    .select([...COLUMNS, 'blob_sha256'])
+    .where('id', '=', id)
+    .where('form_id', '=', formId)
+    .where('data_type', '=', 'media')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { blob_sha256: sha256, ...entry } = row;
+  const file = sha256 === null ? undefined : await db.selectFrom('blobs').select(['data', 'content_type']).where('sha256', '=', sha256).executeTakeFirst();
+  return { row: entry, file };
+}
+
+/** The bytes of an entry's uploaded file (any type), or undefined when it has none. */
+export async function findMetadataFile(db: DbOrTx, id: number): Promise<Uint8Array | undefined> {
+  const row = await db
+    .selectFrom('form_metadata as m')
+    .innerJoin('blobs as b', 'b.sha256', 'm.blob_sha256')
+    .select('b.data')
+    .where('m.id', '=', id)
+    .where('m.deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.data;
+}
+
+/** The live media entries of a form, oldest first. */
+export async function listFormMedia(db: DbOrTx, formId: number): Promise<MetadataRow[]> {
+  return db.selectFrom('form_metadata').select([...COLUMNS]).where('form_id', '=', formId).where('data_type', '=', 'media').where('deleted_at', 'is', null).orderBy('id').execute();
+}
+
+/** Which of these forms have live media entries. */
+export async function formsWithMedia(db: DbOrTx, formIds: readonly number[]): Promise<number[]> {
+  if (formIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('form_metadata')
+    .select('form_id')
+    .distinct()
+    .where(sql<boolean>`form_id = ANY(${[...formIds]}::int[])`)
+    .where('data_type', '=', 'media')
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.form_id);
 }
 
 export async function updateMetadataValue(db: DbOrTx, id: number, dataValue: string): Promise<void> {

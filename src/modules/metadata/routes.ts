@@ -1,13 +1,20 @@
-// Routes for /api/v1/metadata (form entries with text values): a schema, an access rule and one
-// service call each.
+// Routes for /api/v1/metadata (form entries: text values, media files and links, supporting
+// documents): a schema, an access rule and one service call each.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { readBody } from '../../http/multipart.ts';
 import { asPayload } from '../../http/payload.ts';
 import * as metadata from './service.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'metadata entry id' }) });
 const Entry = Type.Object({}, { additionalProperties: true, description: 'onadata metadata entry: id, xform, data_value, data_type, data_file, extra_data, data_file_type, media_url, file_hash, url, date_created' });
 type Pk = { Params: { pk: string } };
+
+/** An attachment's Content-Disposition: a plain-ASCII name for old clients, the real one in filename*. */
+function attachment(fileName: string): string {
+  const plain = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
 
 export function registerMetadataRoutes(app: FastifyInstance): void {
   app.get<{ Querystring: { xform?: string } }>('/api/v1/metadata', {
@@ -24,21 +31,35 @@ export function registerMetadataRoutes(app: FastifyInstance): void {
     config: { access: 'authenticated' },
     schema: {
       tags: ['metadata'],
-      summary: 'Add an entry to a form: {xform, data_type, data_value}, e.g. data_type submission_review, data_value true (owners and managers)',
-      body: Type.Object({
-        xform: Type.Optional(Type.Unknown({ description: 'form id' })),
-        data_type: Type.Optional(Type.Unknown()),
-        data_value: Type.Optional(Type.Unknown()),
-      }),
+      summary:
+        'Add an entry to a form (owners and managers): {xform, data_type, data_value}, e.g. data_type submission_review, data_value true; ' +
+        'or multipart xform, data_type media or supporting_doc, data_file (the file devices download with the form, or a document kept beside it); ' +
+        'or data_type media with data_value the http(s) address of the file',
       response: { 201: Entry },
     },
-    handler: async (request, reply) => reply.code(201).send(await metadata.createMetadata(request.ctx, asPayload(request.body))),
+    handler: async (request, reply) =>
+      reply.code(201).send(await metadata.createMetadata(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
   });
 
   app.get<Pk>('/api/v1/metadata/:pk', {
     config: { access: 'anyone', cache: 'private' },
-    schema: { tags: ['metadata'], summary: 'One metadata entry', params: IdParams, response: { 200: Entry } },
-    handler: (request) => metadata.getMetadata(request.ctx, request.params.pk),
+    schema: {
+      tags: ['metadata'],
+      summary: 'One metadata entry; with a file extension (`/api/v1/metadata/7.png`) the entry’s uploaded file, or a redirect to a linked media file',
+      params: IdParams,
+      response: { 200: Entry },
+    },
+    handler: async (request, reply) => {
+      const suffixed = /^(\d+)\.([A-Za-z0-9]+)$/.exec(request.params.pk);
+      if (!suffixed || suffixed[2]?.toLowerCase() === 'json') return metadata.getMetadata(request.ctx, suffixed?.[1] ?? request.params.pk);
+      const download = await metadata.getMetadataFile(request.ctx, suffixed[1] ?? '');
+      if (download.kind === 'redirect') return reply.redirect(download.location, 302);
+      return reply
+        .type(download.contentType)
+        .header('content-disposition', attachment(download.fileName))
+        .header('x-content-type-options', 'nosniff')
+        .send(Buffer.from(download.bytes));
+    },
   });
 
   for (const method of ['PUT', 'PATCH'] as const) {

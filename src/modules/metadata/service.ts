@@ -1,17 +1,21 @@
-// Form metadata entries (onadata's /api/v1/metadata), the part this server supports: entries on
-// a form (`xform`) whose value is text and that change nothing else on the server, among them
-// `submission_review` (review enabled: exports include the review columns by default) and
-// `external_export` (custom XLS report templates). File uploads (media, supporting documents),
-// project and record entries, meta permissions and Enketo links are refused with a 400 that
-// says so, rather than stored half-working.
+// Form metadata entries (onadata's /api/v1/metadata) on a form (`xform`): text entries that change
+// nothing else on the server, among them `submission_review` (review enabled: exports include the
+// review columns by default) and `external_export` (custom XLS report templates); and `media`
+// (files devices download with the form: a data_file upload, or a link) and `supporting_doc`
+// (files kept beside the form). Project and record entries, meta permissions and Enketo links are
+// refused with a 400 that says so, rather than stored half-working.
+import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import { formAllows, isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
-import { has, readString, type Payload } from '../../http/payload.ts';
+import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
+import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
+import { putBlob } from '../blobs/repository.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { metadataToApi } from '../forms/to-api.ts';
 import * as repo from './repository.ts';
+import { checkUpload, type UploadKind } from './upload-check.ts';
 
 /** onadata's METADATA_TYPES. */
 const DATA_TYPES = [
@@ -22,7 +26,11 @@ const DATA_TYPES = [
 /** The types this server stores through the API: text values with no other effect here. */
 const SUPPORTED_TYPES: ReadonlySet<string> = new Set([
   'data_license', 'form_license', 'mapbox_layer', 'public_link', 'source', 'external_export', 'textit', 'google_sheets', 'submission_review',
+  'media', 'supporting_doc',
 ]);
+
+/** The types whose entries may carry an uploaded file (data_file). */
+const FILE_TYPES: ReadonlySet<string> = new Set<UploadKind>(['media', 'supporting_doc']);
 
 /** Types a form holds at most one live entry of. */
 const ONE_PER_FORM: ReadonlySet<string> = new Set(['submission_review']);
@@ -73,15 +81,69 @@ export async function getMetadata(ctx: RequestContext, rawId: string): Promise<R
   return metadataToApi((await loadEntry(ctx, rawId)).row, ctx.baseUrl);
 }
 
-/** POST /api/v1/metadata: {xform, data_type, data_value}; the form's owners and managers (add_xform). */
-export async function createMetadata(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+/** An entry's file as a download: its bytes, or the address a media link points at. */
+export type MetadataDownload =
+  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly contentType: string; readonly fileName: string }
+  | { readonly kind: 'redirect'; readonly location: string };
+
+/** GET /api/v1/metadata/{id}.{extension}: the uploaded file of an entry the caller may see. */
+export async function getMetadataFile(ctx: RequestContext, rawId: string): Promise<MetadataDownload> {
+  const { row } = await loadEntry(ctx, rawId);
+  if (row.data_file === null) {
+    if (row.data_type === 'media' && /^https?:\/\//i.test(row.data_value)) return { kind: 'redirect', location: row.data_value };
+    throw errors.notFound();
+  }
+  const bytes = await repo.findMetadataFile(ctx.db, row.id);
+  if (!bytes) throw errors.notFound();
+  return { kind: 'file', bytes, contentType: row.data_file_type ?? 'application/octet-stream', fileName: row.data_value };
+}
+
+/** A media entry without a file links to one: an http(s) URL whose path names the file. */
+function checkMediaLink(value: string, problems: FieldErrors): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    (problems['data_value'] ??= []).push(`Invalid url '${value}': give a data_file, or the http(s) address of the file.`);
+  } else if (!url.pathname.split('/').pop()) {
+    (problems['data_value'] ??= []).push(`Cannot get filename from URL ${value}. URL should include the filename e.g http://example.com/data.csv`);
+  }
+}
+
+/** The uploaded file as the entry will keep it, or the problem with it. */
+function acceptFile(file: UploadedFile, dataType: string | undefined, problems: FieldErrors): { name: string; contentType: string } | undefined {
+  if (dataType === undefined || !FILE_TYPES.has(dataType)) {
+    problems['data_file'] = ['Only media and supporting_doc entries take a file.'];
+    return undefined;
+  }
+  const verdict = checkUpload(dataType as UploadKind, file.fileName, file.bytes);
+  if (!verdict.ok) {
+    problems['data_file'] = [verdict.message];
+    return undefined;
+  }
+  return { name: verdict.name, contentType: verdict.contentType };
+}
+
+/**
+ * POST /api/v1/metadata: {xform, data_type, data_value} as JSON or a form, or multipart with a
+ * data_file for media and supporting_doc entries (data_value then defaults to the file's name);
+ * the form's owners and managers (add_xform).
+ */
+export async function createMetadata(ctx: RequestContext, body: ParsedBody): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
+  const payload = asPayload(body.fields);
+  const file = body.files.get('data_file');
   const problems: FieldErrors = {};
-  const dataValue = readValue(payload, problems, true);
   const dataType = readString(payload, 'data_type', problems, { required: true });
+  const dataValue = readValue(payload, problems, file === undefined);
   if (dataType !== undefined && !(DATA_TYPES as readonly string[]).includes(dataType)) problems['data_type'] = [`"${dataType}" is not a valid choice.`];
   else if (dataType !== undefined && !SUPPORTED_TYPES.has(dataType)) problems['data_type'] = [`"${dataType}" entries cannot be set through this server's API yet.`];
-  if (has(payload, 'data_file')) problems['data_file'] = ['File uploads are not supported by this server’s metadata API yet.'];
+  if (file === undefined && has(payload, 'data_file') && payload['data_file'] !== '') problems['data_file'] = ['The submitted data was not a file. Check the encoding type on the form.'];
+  if (file === undefined && dataType === 'media' && dataValue !== undefined) checkMediaLink(dataValue, problems);
+  if (file === undefined && dataType === 'supporting_doc') problems['data_file'] = ['A supporting document needs its file (data_file).'];
   for (const field of ['project', 'instance'] as const) {
     if (has(payload, field)) problems[field] = [`${field === 'project' ? 'Project' : 'Record'} metadata is not supported by this server yet; give \`xform\`.`];
   }
@@ -89,6 +151,7 @@ export async function createMetadata(ctx: RequestContext, payload: Payload): Pro
   if (rawForm === undefined || rawForm === null || rawForm === '') {
     if (!problems['project'] && !problems['instance']) problems['missing_field'] = ['`xform` or `project` or `instance` field is required.'];
   }
+  const accepted = file ? acceptFile(file, dataType, problems) : undefined;
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm) : '';
   let visible: VisibleForm;
@@ -98,13 +161,24 @@ export async function createMetadata(ctx: RequestContext, payload: Payload): Pro
     throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
   }
   requireFormPermission(visible, 'add_xform');
-  if (dataType === undefined || dataValue === undefined) throw new Error('validated metadata lacks its type or value');
+  const value = accepted && (dataValue === undefined || dataValue === '') ? accepted.name : dataValue;
+  if (dataType === undefined || value === undefined) throw new Error('validated metadata lacks its type or value');
   const formId = visible.form.id;
+  const owner = visible.form.owner_username;
   const row = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockFormMetadata(trx, formId);
-    const clash = await repo.hasLiveMetadata(trx, formId, dataType, ONE_PER_FORM.has(dataType) ? undefined : dataValue);
+    const clash = await repo.hasLiveMetadata(trx, formId, dataType, ONE_PER_FORM.has(dataType) ? undefined : value);
     if (clash) throw errors.saveFailed(DUPLICATE);
-    return repo.insertMetadata(trx, { formId, dataType, dataValue, now: ctx.clock.now() });
+    const stored: repo.StoredFile | undefined =
+      file && accepted
+        ? {
+            path: `${owner}/${dataType === 'media' ? 'formid-media' : 'docs'}/${accepted.name}`,
+            contentType: accepted.contentType,
+            md5: `md5:${createHash('md5').update(file.bytes).digest('hex')}`,
+            blobSha256: await putBlob(trx, file.bytes, accepted.contentType),
+          }
+        : undefined;
+    return repo.insertMetadata(trx, { formId, dataType, dataValue: value, now: ctx.clock.now(), file: stored });
   });
   return metadataToApi(row, ctx.baseUrl);
 }
@@ -119,6 +193,8 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, payload
   const dataValue = readValue(payload, problems, false);
   const dataType = readString(payload, 'data_type', problems);
   if (dataType !== undefined && dataType !== row.data_type) problems['data_type'] = ['The type of an entry cannot be changed; delete it and add another.'];
+  if (dataValue !== undefined && dataValue !== row.data_value && row.data_file !== null) problems['data_value'] = ['The name of an uploaded file cannot be changed; delete the entry and upload the file again.'];
+  else if (dataValue !== undefined && row.data_type === 'media') checkMediaLink(dataValue, problems);
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   if (dataValue !== undefined && dataValue !== row.data_value) {
     await ctx.db.transaction().execute(async (trx) => {

@@ -55,12 +55,24 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
   for (const url of ['/xformsManifest/:pk', '/api/v1/formlist/:pk/manifest']) {
     getAndHead(app, url, 'A form’s media manifest', Form, (p, _q, ctx) => openrosa.manifest(ctx, undefined, p['pk'] ?? ''));
   }
-  getAndHead(
-    app,
-    '/:username/xformsMedia/:pk/:filename',
-    'A form media file',
-    Type.Object({ username: Type.String(), pk: Type.String(), filename: Type.String() }),
-    (p, _q, ctx) => openrosa.mediaFile(ctx, p['username'], p['pk'] ?? '', p['filename'] ?? ''),
-    'text/csv; charset=utf-8',
-  );
+  for (const url of ['/:username/xformsMedia/:pk/:filename', '/xformsMedia/:pk/:filename']) {
+    app.get<{ Params: Strings }>(url, {
+      config: { access: 'anyone', openrosa: true },
+      schema: {
+        tags: ['openrosa'],
+        summary: 'A form media file: itemsets.csv, or a media entry by id as the manifest gives it (a linked file redirects)',
+        params: Type.Object({ ...(url.startsWith('/:username') ? { username: Type.String() } : {}), pk: Type.String(), filename: Type.String() }),
+      },
+      handler: async (request, reply) => {
+        const p = request.params;
+        const media = await openrosa.mediaFile(request.ctx, p['username'], p['pk'] ?? '', p['filename'] ?? '');
+        if (media.kind === 'redirect') return reply.redirect(media.location, 302);
+        return reply
+          .type(media.contentType)
+          .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(media.fileName)}`)
+          .header('x-content-type-options', 'nosniff')
+          .send(typeof media.content === 'string' ? media.content : Buffer.from(media.content));
+      },
+    });
+  }
 }

@@ -4,7 +4,8 @@ import { errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername, type UserRow } from '../accounts/repository.ts';
 import * as forms from '../forms/repository.ts';
-import { formListXml, manifestXml, type MediaEntry } from './xml.ts';
+import * as metadata from '../metadata/repository.ts';
+import { formListXml, manifestXml, mediaHash, type ManifestEntry } from './xml.ts';
 
 /** The account named in an owner-scoped URL; anonymous callers pass only when it does not require auth. */
 async function ownerOf(ctx: RequestContext, username: string | undefined): Promise<UserRow | undefined> {
@@ -46,7 +47,8 @@ export async function formList(ctx: RequestContext, username: string | undefined
   const owner = await ownerOf(ctx, username);
   let rows = await listableForms(ctx, owner);
   if (formId) rows = rows.filter((r) => r.id_string.toLowerCase() === formId.toLowerCase());
-  const withMedia = new Set((await forms.formsWithItemsets(ctx.db, rows.map((r) => r.id))).map(String));
+  const ids = rows.map((r) => r.id);
+  const withMedia = new Set([...(await forms.formsWithItemsets(ctx.db, ids)), ...(await metadata.formsWithMedia(ctx.db, ids))].map(String));
   return formListXml(
     rows.map((form) => ({
       idString: form.id_string,
@@ -74,18 +76,58 @@ export async function formXml(ctx: RequestContext, username: string | undefined,
   return (await forms.findFormDefinition(ctx.db, form.id)).xml;
 }
 
-async function mediaOf(ctx: RequestContext, form: forms.FormRow): Promise<MediaEntry[]> {
+function mediaUrl(ctx: RequestContext, form: forms.FormRow, file: string): string {
+  return `${ctx.baseUrl}/${encodeURIComponent(form.owner_username)}/xformsMedia/${form.id}/${file}`;
+}
+
+/** The name a device saves a media link under: the last segment of its address. */
+function linkFileName(address: string): string {
+  try {
+    const url = new URL(address);
+    return decodeURIComponent(url.pathname.split('/').pop() ?? '') || url.hostname;
+  } catch {
+    return address;
+  }
+}
+
+/**
+ * A form's media as a manifest lists it: the itemsets.csv the converter made for external choices,
+ * then the media entries (uploaded files, and links, which download through a redirect).
+ */
+async function mediaOf(ctx: RequestContext, form: forms.FormRow): Promise<ManifestEntry[]> {
+  const entries: ManifestEntry[] = [];
   const { itemsets_csv: itemsets } = await forms.findFormDefinition(ctx.db, form.id);
-  if (!itemsets) return [];
-  return [{ filename: 'itemsets.csv', content: itemsets, downloadUrl: `${ctx.baseUrl}/${encodeURIComponent(form.owner_username)}/xformsMedia/${form.id}/itemsets.csv` }];
+  if (itemsets) entries.push({ filename: 'itemsets.csv', hash: mediaHash(itemsets), downloadUrl: mediaUrl(ctx, form, 'itemsets.csv') });
+  for (const row of await metadata.listFormMedia(ctx.db, form.id)) {
+    const name = row.data_file === null ? linkFileName(row.data_value) : row.data_value;
+    const dot = name.lastIndexOf('.');
+    const extension = dot > 0 ? name.slice(dot + 1).toLowerCase().replace(/[^a-z0-9]/g, '') : '';
+    // A link's content is not known here: its hash is that of its address, so a new address is a new file.
+    entries.push({ filename: name, hash: row.file_hash ?? mediaHash(row.data_value), downloadUrl: mediaUrl(ctx, form, extension ? `${row.id}.${extension}` : String(row.id)) });
+  }
+  return entries;
 }
 
 export async function manifest(ctx: RequestContext, username: string | undefined, rawId: string): Promise<string> {
   return manifestXml(await mediaOf(ctx, await downloadableForm(ctx, username, rawId)));
 }
 
-export async function mediaFile(ctx: RequestContext, username: string | undefined, rawId: string, fileName: string): Promise<string | Uint8Array> {
-  const media = (await mediaOf(ctx, await downloadableForm(ctx, username, rawId))).find((m) => m.filename === fileName);
-  if (!media) throw errors.notFound();
-  return media.content;
+/** A media file a device downloads: itemsets.csv, or a media entry by id (`7` or `7.png`). */
+export type MediaDownload =
+  | { readonly kind: 'file'; readonly content: string | Uint8Array; readonly contentType: string; readonly fileName: string }
+  | { readonly kind: 'redirect'; readonly location: string };
+
+export async function mediaFile(ctx: RequestContext, username: string | undefined, rawId: string, fileName: string): Promise<MediaDownload> {
+  const form = await downloadableForm(ctx, username, rawId);
+  if (fileName === 'itemsets.csv') {
+    const { itemsets_csv: itemsets } = await forms.findFormDefinition(ctx.db, form.id);
+    if (!itemsets) throw errors.notFound();
+    return { kind: 'file', content: itemsets, contentType: 'text/csv; charset=utf-8', fileName };
+  }
+  const id = /^(\d{1,9})(?:\.[A-Za-z0-9]+)?$/.exec(fileName)?.[1];
+  const found = id === undefined ? undefined : await metadata.findFormMediaFile(ctx.db, form.id, Number(id));
+  if (!found) throw errors.notFound();
+  if (found.file) return { kind: 'file', content: found.file.data, contentType: found.row.data_file_type ?? 'application/octet-stream', fileName: found.row.data_value };
+  if (found.row.data_file === null && /^https?:\/\//i.test(found.row.data_value)) return { kind: 'redirect', location: found.row.data_value };
+  throw errors.notFound();
 }

@@ -28,9 +28,10 @@ export function formListXml(entries: readonly FormListEntry[]): string {
   return `<?xml version="1.0" encoding="utf-8"?>\n<xforms xmlns="http://openrosa.org/xforms/xformsList">${items.join('')}</xforms>`;
 }
 
-export interface MediaEntry {
+export interface ManifestEntry {
   filename: string;
-  content: string | Uint8Array;
+  /** `md5:<hex>` of the file. */
+  hash: string;
   downloadUrl: string;
 }
 
@@ -38,9 +39,9 @@ export function mediaHash(content: string | Uint8Array): string {
   return `md5:${createHash('md5').update(content).digest('hex')}`;
 }
 
-export function manifestXml(media: readonly MediaEntry[]): string {
+export function manifestXml(media: readonly ManifestEntry[]): string {
   const files = media.map(
-    (m) => `<mediaFile><filename>${escape(m.filename)}</filename><hash>${mediaHash(m.content)}</hash><downloadUrl>${escape(m.downloadUrl)}</downloadUrl></mediaFile>`,
+    (m) => `<mediaFile><filename>${escape(m.filename)}</filename><hash>${escape(m.hash)}</hash><downloadUrl>${escape(m.downloadUrl)}</downloadUrl></mediaFile>`,
   );
   return `<?xml version="1.0" encoding="utf-8"?>\n<manifest xmlns="http://openrosa.org/xforms/xformsManifest">${files.join('')}</manifest>`;
 }

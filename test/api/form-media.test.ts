@@ -1,0 +1,179 @@
+// Form media through /api/v1/metadata: files devices download with a form (choice images, CSV for
+// select_one_from_file and pulldata), links to such files, and supporting documents; the OpenRosa
+// manifest and media routes that ODK Collect and Enketo read them from.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createUser, multipart, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV } from '../fixtures/submissions.ts';
+
+let server: TestServer;
+let bob: TestUser;
+let eddie: TestUser;
+let rita: TestUser;
+let formId: number;
+
+type Json = Record<string, unknown>;
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==', 'base64');
+const CSV = 'name,label,district\nkampala,Kampala,central\ngulu,Gulu,north\n';
+
+const md5 = (content: Uint8Array | string): string => `md5:${createHash('md5').update(content).digest('hex')}`;
+
+async function upload(user: TestUser | undefined, fields: Record<string, string>, file?: MultipartFile) {
+  const body = multipart(fields, file ? [file] : []);
+  return server.app.inject({ method: 'POST', url: '/api/v1/metadata', payload: body.payload, headers: { ...(user?.auth ?? {}), ...body.headers } });
+}
+
+const media = (fileName: string, content: Uint8Array | string, contentType = 'application/octet-stream'): MultipartFile => ({ name: 'data_file', fileName, content, contentType });
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  eddie = await createUser(server.app, 'eddie');
+  rita = await createUser(server.app, 'rita');
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
+  for (const [user, role] of [[eddie, 'editor'], [rita, 'readonly']] as const) {
+    const shared = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, headers: bob.auth, payload: { username: user.username, role } });
+    assert.equal(shared.statusCode, 204, shared.body);
+  }
+});
+after(() => server.close());
+
+describe('form media', () => {
+  let png: Json;
+  let csv: Json;
+  let link: Json;
+
+  test('an owner uploads an image and a CSV: 201 with the file’s name, detected type, md5 and download address', async () => {
+    const res = await upload(bob, { xform: String(formId), data_type: 'media' }, media('photos/kampala.png', PNG, 'text/html'));
+    assert.equal(res.statusCode, 201, res.body);
+    png = res.json<Json>();
+    const url = `http://testserver/api/v1/metadata/${String(png['id'])}.png`;
+    assert.deepEqual({ ...png, date_created: undefined }, {
+      id: png['id'],
+      xform: formId,
+      data_value: 'kampala.png',
+      data_type: 'media',
+      data_file: url,
+      extra_data: {},
+      data_file_type: 'image/png',
+      media_url: url,
+      file_hash: md5(PNG),
+      url: `http://testserver/api/v1/metadata/${String(png['id'])}`,
+      date_created: undefined,
+    });
+
+    const named = await upload(bob, { xform: String(formId), data_type: 'media', data_value: 'towns.csv' }, media('upload.csv', CSV, 'application/vnd.ms-excel'));
+    assert.equal(named.statusCode, 201, named.body);
+    csv = named.json<Json>();
+    assert.equal(csv['data_value'], 'towns.csv', 'a given data_value names the file');
+    assert.equal(csv['data_file_type'], 'text/csv');
+  });
+
+  test('a media link is kept as its address', async () => {
+    const res = await upload(bob, { xform: String(formId), data_type: 'media', data_value: 'https://files.example.org/maps/region%201.geojson' });
+    assert.equal(res.statusCode, 201, res.body);
+    link = res.json<Json>();
+    assert.equal(link['data_file'], null);
+    assert.equal(link['media_url'], null);
+  });
+
+  test('the manifest lists the files with their md5 and the form list points at it', async () => {
+    const list = await server.app.inject({ method: 'GET', url: '/bob/formList' });
+    assert.match(list.body, new RegExp(`<manifestUrl>http://testserver/bob/xformsManifest/${formId}</manifestUrl>`));
+    const manifest = await server.app.inject({ method: 'GET', url: `/bob/xformsManifest/${formId}` });
+    assert.equal(manifest.statusCode, 200);
+    const base = `http://testserver/bob/xformsMedia/${formId}`;
+    assert.equal(
+      manifest.body,
+      '<?xml version="1.0" encoding="utf-8"?>\n<manifest xmlns="http://openrosa.org/xforms/xformsManifest">' +
+        `<mediaFile><filename>kampala.png</filename><hash>${md5(PNG)}</hash><downloadUrl>${base}/${String(png['id'])}.png</downloadUrl></mediaFile>` +
+        `<mediaFile><filename>towns.csv</filename><hash>${md5(CSV)}</hash><downloadUrl>${base}/${String(csv['id'])}.csv</downloadUrl></mediaFile>` +
+        `<mediaFile><filename>region 1.geojson</filename><hash>${md5(String(link['data_value']))}</hash><downloadUrl>${base}/${String(link['id'])}.geojson</downloadUrl></mediaFile>` +
+        '</manifest>',
+    );
+  });
+
+  test('devices download the bytes as uploaded; a link redirects; other forms’ entries are not found', async () => {
+    const image = await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${formId}/${String(png['id'])}.png` });
+    assert.equal(image.statusCode, 200);
+    assert.equal(image.headers['content-type'], 'image/png');
+    assert.equal(image.headers['x-content-type-options'], 'nosniff');
+    assert.deepEqual(image.rawPayload, PNG);
+    const text = await server.app.inject({ method: 'GET', url: `/xformsMedia/${formId}/${String(csv['id'])}.csv`, headers: bob.auth });
+    assert.equal(text.body, CSV);
+    const linked = await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${formId}/${String(link['id'])}.geojson` });
+    assert.equal(linked.statusCode, 302);
+    assert.equal(linked.headers['location'], 'https://files.example.org/maps/region%201.geojson');
+
+    const other = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV.replace(/household/g, 'household_two'), 'household_two.csv'));
+    assert.equal((await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${other}/${String(png['id'])}.png` })).statusCode, 404);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${formId}/99999.png` })).statusCode, 404);
+  });
+
+  test('the entry’s own address with an extension downloads the file for those who see the form', async () => {
+    const file = await server.app.inject({ method: 'GET', url: `/api/v1/metadata/${String(png['id'])}.png`, headers: rita.auth });
+    assert.equal(file.statusCode, 200);
+    assert.deepEqual(file.rawPayload, PNG);
+    assert.match(String(file.headers['content-disposition']), /^attachment; filename="kampala.png"/);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/metadata/${String(png['id'])}.json`, headers: rita.auth })).json<Json>()['id'], png['id']);
+    const stranger = await createUser(server.app, 'stranger');
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/metadata/${String(png['id'])}.png`, headers: stranger.auth })).statusCode, 404);
+  });
+
+  test('files are judged by name and content; 400s say why and store nothing', async () => {
+    const cases: Array<[string, Record<string, string>, MultipartFile | undefined, Json]> = [
+      ['not an allowed type', { data_type: 'media' }, media('run.exe', 'MZ'), { data_file: ['"run.exe" is not an allowed file type; allowed: csv, xml, geojson, png, jpg, jpeg, gif, mp4, 3gp, m4a, mp3, wav, ogg.'] }],
+      ['an image that is not one', { data_type: 'media' }, media('fake.png', '<html></html>'), { data_file: ['The uploaded file "fake.png" is not a valid .png file.'] }],
+      ['CSV that is not UTF-8 text', { data_type: 'media' }, media('bad.csv', Buffer.from([0x61, 0x00, 0xff])), { data_file: ['The uploaded file "bad.csv" is not a valid .csv file.'] }],
+      ['XML with a DOCTYPE', { data_type: 'media' }, media('evil.xml', '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>'), { data_file: ['The uploaded file "evil.xml" is not a valid .xml file.'] }],
+      ['broken GeoJSON', { data_type: 'media' }, media('map.geojson', '{"type":'), { data_file: ['The uploaded file "map.geojson" is not a valid .geojson file.'] }],
+      ['an empty file', { data_type: 'media' }, media('empty.csv', ''), { data_file: ['The uploaded file "empty.csv" is empty.'] }],
+      ['a file on a text entry', { data_type: 'source', data_value: 'x' }, media('a.csv', CSV), { data_file: ['Only media and supporting_doc entries take a file.'] }],
+      ['a media entry that is neither file nor link', { data_type: 'media', data_value: 'towns' }, undefined, { data_value: ["Invalid url 'towns': give a data_file, or the http(s) address of the file."] }],
+      ['a link without a file name', { data_type: 'media', data_value: 'https://example.org/' }, undefined, { data_value: ['Cannot get filename from URL https://example.org/. URL should include the filename e.g http://example.com/data.csv'] }],
+      ['a supporting document without its file', { data_type: 'supporting_doc', data_value: 'x.pdf' }, undefined, { data_file: ['A supporting document needs its file (data_file).'] }],
+    ];
+    for (const [what, fields, file, expected] of cases) {
+      const res = await upload(bob, { xform: String(formId), ...fields }, file);
+      assert.equal(res.statusCode, 400, what);
+      assert.deepEqual(res.json(), expected, what);
+    }
+    const again = await upload(bob, { xform: String(formId), data_type: 'media' }, media('kampala.png', PNG));
+    assert.equal(again.statusCode, 400);
+    assert.deepEqual(again.json(), ['Object already exists']);
+    const entries = (await server.app.inject({ method: 'GET', url: `/api/v1/metadata?xform=${formId}`, headers: bob.auth })).json<Json[]>();
+    assert.deepEqual(entries.filter((e) => e['data_type'] === 'media').map((e) => e['data_value']), ['kampala.png', 'towns.csv', 'https://files.example.org/maps/region%201.geojson']);
+  });
+
+  test('a supporting document is kept beside the form but not sent to devices', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1');
+    const res = await upload(bob, { xform: String(formId), data_type: 'supporting_doc' }, media('Training guide.pdf', pdf));
+    assert.equal(res.statusCode, 201, res.body);
+    const doc = res.json<Json>();
+    assert.equal(doc['data_file_type'], 'application/pdf');
+    assert.equal(doc['media_url'], `http://testserver/api/v1/metadata/${String(doc['id'])}.pdf`);
+    assert.deepEqual((await server.app.inject({ method: 'GET', url: String(doc['media_url']).replace('http://testserver', ''), headers: bob.auth })).rawPayload, pdf);
+    assert.doesNotMatch((await server.app.inject({ method: 'GET', url: `/bob/xformsManifest/${formId}` })).body, /Training guide/);
+  });
+
+  test('only owners and managers add or remove media; editors cannot rename a file; removing takes it off the manifest', async () => {
+    assert.equal((await upload(eddie, { xform: String(formId), data_type: 'media' }, media('other.png', PNG))).statusCode, 403);
+    assert.equal((await upload(undefined, { xform: String(formId), data_type: 'media' }, media('other.png', PNG))).statusCode, 401);
+    const rename = await server.app.inject({ method: 'PATCH', url: `/api/v1/metadata/${String(png['id'])}`, headers: eddie.auth, payload: { data_value: 'renamed.png' } });
+    assert.equal(rename.statusCode, 400);
+    assert.deepEqual(rename.json(), { data_value: ['The name of an uploaded file cannot be changed; delete the entry and upload the file again.'] });
+    const relink = await server.app.inject({ method: 'PATCH', url: `/api/v1/metadata/${String(link['id'])}`, headers: eddie.auth, payload: { data_value: 'https://files.example.org/maps/region2.geojson' } });
+    assert.equal(relink.statusCode, 200, relink.body);
+
+    assert.equal((await server.app.inject({ method: 'DELETE', url: `/api/v1/metadata/${String(png['id'])}`, headers: eddie.auth })).statusCode, 403);
+    assert.equal((await server.app.inject({ method: 'DELETE', url: `/api/v1/metadata/${String(png['id'])}`, headers: bob.auth })).statusCode, 204);
+    const manifest = (await server.app.inject({ method: 'GET', url: `/bob/xformsManifest/${formId}` })).body;
+    assert.doesNotMatch(manifest, /kampala\.png/);
+    assert.match(manifest, /<filename>region2\.geojson<\/filename>/);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${formId}/${String(png['id'])}.png` })).statusCode, 404);
+  });
+});
