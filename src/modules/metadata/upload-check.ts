@@ -98,7 +98,6 @@ export const ALLOWED_EXTENSIONS: Readonly<Record<UploadKind, readonly string[]>>
 /** The name as shown and stored: its last path segment, without control characters. */
 export function displayFileName(name: string): string {
   const last = name.replace(/\\/g, '/').split('/').pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   return last.replace(/[\u0000-\u001f\u007f]/g, '').trim();
 }
 
