@@ -4,9 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createUser, multipart, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
+import { createUser, multipart, postSubmission, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
-import { HOUSEHOLD_CSV } from '../fixtures/submissions.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 
 let server: TestServer;
 let bob: TestUser;
@@ -133,7 +133,7 @@ describe('form media', () => {
       ['broken GeoJSON', { data_type: 'media' }, media('map.geojson', '{"type":'), { data_file: ['The uploaded file "map.geojson" is not a valid .geojson file.'] }],
       ['an empty file', { data_type: 'media' }, media('empty.csv', ''), { data_file: ['The uploaded file "empty.csv" is empty.'] }],
       ['a file on a text entry', { data_type: 'source', data_value: 'x' }, media('a.csv', CSV), { data_file: ['Only media and supporting_doc entries take a file.'] }],
-      ['a media entry that is neither file nor link', { data_type: 'media', data_value: 'towns' }, undefined, { data_value: ["Invalid url 'towns': give a data_file, or the http(s) address of the file."] }],
+      ['a media entry that is neither file nor link', { data_type: 'media', data_value: 'towns' }, undefined, { data_value: ["Invalid url 'towns': give a data_file, the http(s) address of the file, or 'xform [form id] [file name]' for another form's data."] }],
       ['a link without a file name', { data_type: 'media', data_value: 'https://example.org/' }, undefined, { data_value: ['Cannot get filename from URL https://example.org/. URL should include the filename e.g http://example.com/data.csv'] }],
       ['a supporting document without its file', { data_type: 'supporting_doc', data_value: 'x.pdf' }, undefined, { data_file: ['A supporting document needs its file (data_file).'] }],
     ];
@@ -175,5 +175,64 @@ describe('form media', () => {
     assert.doesNotMatch(manifest, /kampala\.png/);
     assert.match(manifest, /<filename>region2\.geojson<\/filename>/);
     assert.equal((await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${formId}/${String(png['id'])}.png` })).statusCode, 404);
+  });
+});
+
+describe('linked datasets', () => {
+  const VISIT_CSV = [
+    'survey,,,,',
+    ',type,name,label,calculation',
+    ',text,household_name,Household,',
+    ',calculate,age,,"pulldata(\'households\', \'age\', \'name\', ${household_name})"',
+    'settings,,,,',
+    ',form_id,form_title,version,',
+    ',visit,Visit,1,',
+    '',
+  ].join('\n');
+  let visitId: number;
+  let registryId: number;
+  let entry: Json;
+
+  before(async () => {
+    registryId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV.replace(/household,Household/, 'registry,Registry').replace(/household/g, 'registry'), 'registry.csv'));
+    visitId = await publishForm(server.app, bob, formFile(VISIT_CSV, 'visit.csv'));
+    const xml = householdXml({ uuid: '7c3d6a43-0d4b-4b8e-9f5e-000000000001', name: 'Achieng' }).replace(/household/g, 'registry');
+    assert.equal((await postSubmission(server.app, '/bob/submission', xml, bob.auth)).statusCode, 201);
+  });
+
+  test('a manager links another form’s records: devices get them as CSV with dotted column names', async () => {
+    const res = await upload(bob, { xform: String(visitId), data_type: 'media', data_value: `xform ${registryId} households` });
+    assert.equal(res.statusCode, 201, res.body);
+    entry = res.json<Json>();
+    const manifest = (await server.app.inject({ method: 'GET', url: `/bob/xformsManifest/${visitId}` })).body;
+    const found = /<filename>households\.csv<\/filename><hash>(md5:[0-9a-f]{32})<\/hash><downloadUrl>([^<]+)<\/downloadUrl>/.exec(manifest);
+    assert.ok(found, manifest);
+    assert.equal(found[2], `http://testserver/bob/xformsMedia/${visitId}/${String(entry['id'])}.csv?group_delimiter=.&amp;repeat_index_tags=_,_`);
+    const csv = await server.app.inject({ method: 'GET', url: found[2].replace('http://testserver', '').replace('&amp;', '&') });
+    assert.equal(csv.statusCode, 200, csv.body);
+    assert.match(String(csv.headers['content-type']), /^text\/csv/);
+    const [header, row] = csv.body.split('\n');
+    assert.match(header ?? '', /^name,age,address\.village,browsers\.firefox,browsers\.chrome,gps,/);
+    assert.match(header ?? '', /children_1_\.childs_name/);
+    assert.match(row ?? '', /^Achieng,25,Kisumu,True,True,/);
+
+    // The hash follows the records: a new one makes devices fetch the file again.
+    const xml = householdXml({ uuid: '7c3d6a43-0d4b-4b8e-9f5e-000000000002', name: 'Otieno' }).replace(/household/g, 'registry');
+    assert.equal((await postSubmission(server.app, '/bob/submission', xml, bob.auth)).statusCode, 201);
+    const later = (await server.app.inject({ method: 'GET', url: `/bob/xformsManifest/${visitId}` })).body;
+    assert.doesNotMatch(later, new RegExp(found[1] ?? 'x'));
+    assert.match(later, /<filename>households\.csv<\/filename>/);
+  });
+
+  test('only a form’s managers may link its data', async () => {
+    const sam = await createUser(server.app, 'sam');
+    const samsForm = await publishForm(server.app, sam, formFile(HOUSEHOLD_CSV, 'household.csv'));
+    const shared = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${samsForm}/share`, headers: sam.auth, payload: { username: 'bob', role: 'readonly' } });
+    assert.equal(shared.statusCode, 204);
+    for (const target of [samsForm, 999999]) {
+      const res = await upload(bob, { xform: String(visitId), data_type: 'media', data_value: `xform ${target} theirs` });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json(), { data_value: [`Form ${target} does not exist or you do not manage it, so its data cannot be linked.`] });
+    }
   });
 });

@@ -1,7 +1,8 @@
 // Form metadata entries (onadata's /api/v1/metadata) on a form (`xform`): text entries that change
 // nothing else on the server, among them `submission_review` (review enabled: exports include the
 // review columns by default) and `external_export` (custom XLS report templates); and `media`
-// (files devices download with the form: a data_file upload, or a link) and `supporting_doc`
+// (files devices download with the form: a data_file upload, a link, or another form's records
+// as CSV, `xform <pk> <name>`) and `supporting_doc`
 // (files kept beside the form). Project and record entries, meta permissions and Enketo links are
 // refused with a 400 that says so, rather than stored half-working.
 import { createHash } from 'node:crypto';
@@ -11,6 +12,7 @@ import { formAllows, isAuthenticated, requireUser, type FormPermission } from '.
 import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
 import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
 import { putBlob } from '../blobs/repository.ts';
+import { parseLinkedDataset } from '../exports/linked-dataset.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { metadataToApi } from '../forms/to-api.ts';
@@ -98,8 +100,23 @@ export async function getMetadataFile(ctx: RequestContext, rawId: string): Promi
   return { kind: 'file', bytes, contentType: row.data_file_type ?? 'application/octet-stream', fileName: row.data_value };
 }
 
-/** A media entry without a file links to one: an http(s) URL whose path names the file. */
-function checkMediaLink(value: string, problems: FieldErrors): void {
+/**
+ * A media entry without a file links to one: an http(s) URL whose path names the file, or another
+ * form's records as CSV (`xform <pk> <name>`), which the caller must manage.
+ */
+async function checkMediaLink(ctx: RequestContext, value: string, problems: FieldErrors): Promise<void> {
+  const linked = parseLinkedDataset(value);
+  if (linked) {
+    let allowed: boolean;
+    try {
+      const visible = await loadVisibleForm(ctx, String(linked.formId));
+      allowed = formAllows({ shared: visible.form.shared, role: visible.role }, 'add_xform');
+    } catch {
+      allowed = false;
+    }
+    if (!allowed) (problems['data_value'] ??= []).push(`Form ${linked.formId} does not exist or you do not manage it, so its data cannot be linked.`);
+    return;
+  }
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -107,7 +124,7 @@ function checkMediaLink(value: string, problems: FieldErrors): void {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    (problems['data_value'] ??= []).push(`Invalid url '${value}': give a data_file, or the http(s) address of the file.`);
+    (problems['data_value'] ??= []).push(`Invalid url '${value}': give a data_file, the http(s) address of the file, or 'xform [form id] [file name]' for another form's data.`);
   } else if (!url.pathname.split('/').pop()) {
     (problems['data_value'] ??= []).push(`Cannot get filename from URL ${value}. URL should include the filename e.g http://example.com/data.csv`);
   }
@@ -142,7 +159,7 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
   if (dataType !== undefined && !(DATA_TYPES as readonly string[]).includes(dataType)) problems['data_type'] = [`"${dataType}" is not a valid choice.`];
   else if (dataType !== undefined && !SUPPORTED_TYPES.has(dataType)) problems['data_type'] = [`"${dataType}" entries cannot be set through this server's API yet.`];
   if (file === undefined && has(payload, 'data_file') && payload['data_file'] !== '') problems['data_file'] = ['The submitted data was not a file. Check the encoding type on the form.'];
-  if (file === undefined && dataType === 'media' && dataValue !== undefined) checkMediaLink(dataValue, problems);
+  if (file === undefined && dataType === 'media' && dataValue !== undefined) await checkMediaLink(ctx, dataValue, problems);
   if (file === undefined && dataType === 'supporting_doc') problems['data_file'] = ['A supporting document needs its file (data_file).'];
   for (const field of ['project', 'instance'] as const) {
     if (has(payload, field)) problems[field] = [`${field === 'project' ? 'Project' : 'Record'} metadata is not supported by this server yet; give \`xform\`.`];
@@ -194,7 +211,7 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, payload
   const dataType = readString(payload, 'data_type', problems);
   if (dataType !== undefined && dataType !== row.data_type) problems['data_type'] = ['The type of an entry cannot be changed; delete it and add another.'];
   if (dataValue !== undefined && dataValue !== row.data_value && row.data_file !== null) problems['data_value'] = ['The name of an uploaded file cannot be changed; delete the entry and upload the file again.'];
-  else if (dataValue !== undefined && row.data_type === 'media') checkMediaLink(dataValue, problems);
+  else if (dataValue !== undefined && row.data_type === 'media') await checkMediaLink(ctx, dataValue, problems);
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   if (dataValue !== undefined && dataValue !== row.data_value) {
     await ctx.db.transaction().execute(async (trx) => {

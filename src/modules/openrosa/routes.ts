@@ -1,4 +1,5 @@
 // OpenRosa routes for ODK Collect, Enketo and Briefcase: form list, form download, manifest, media.
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { RequestContext } from '../../context.ts';
@@ -56,7 +57,7 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
     getAndHead(app, url, 'A form’s media manifest', Form, (p, _q, ctx) => openrosa.manifest(ctx, undefined, p['pk'] ?? ''));
   }
   for (const url of ['/:username/xformsMedia/:pk/:filename', '/xformsMedia/:pk/:filename']) {
-    app.get<{ Params: Strings }>(url, {
+    app.get<{ Params: Strings; Querystring: Strings }>(url, {
       config: { access: 'anyone', openrosa: true },
       schema: {
         tags: ['openrosa'],
@@ -65,8 +66,15 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
       },
       handler: async (request, reply) => {
         const p = request.params;
-        const media = await openrosa.mediaFile(request.ctx, p['username'], p['pk'] ?? '', p['filename'] ?? '');
+        const media = await openrosa.mediaFile(request.ctx, p['username'], p['pk'] ?? '', p['filename'] ?? '', request.query as Strings);
         if (media.kind === 'redirect') return reply.redirect(media.location, 302);
+        if (media.kind === 'export') {
+          return reply
+            .type('text/csv; charset=utf-8')
+            .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(media.fileName)}`)
+            .header('cache-control', 'private, no-store')
+            .send(Readable.from(media.file.chunks));
+        }
         return reply
           .type(media.contentType)
           .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(media.fileName)}`)

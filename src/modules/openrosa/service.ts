@@ -4,6 +4,8 @@ import { errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername, type UserRow } from '../accounts/repository.ts';
 import * as forms from '../forms/repository.ts';
+import { LINKED_DATASET_QUERY, linkedDatasetCsv, linkedDatasetHash, parseLinkedDataset } from '../exports/linked-dataset.ts';
+import type { ExportFile } from '../exports/render.ts';
 import * as metadata from '../metadata/repository.ts';
 import { formListXml, manifestXml, mediaHash, type ManifestEntry } from './xml.ts';
 
@@ -92,13 +94,20 @@ function linkFileName(address: string): string {
 
 /**
  * A form's media as a manifest lists it: the itemsets.csv the converter made for external choices,
- * then the media entries (uploaded files, and links, which download through a redirect).
+ * then the media entries (uploaded files; links, which download through a redirect; linked forms'
+ * records as CSV).
  */
 async function mediaOf(ctx: RequestContext, form: forms.FormRow): Promise<ManifestEntry[]> {
   const entries: ManifestEntry[] = [];
   const { itemsets_csv: itemsets } = await forms.findFormDefinition(ctx.db, form.id);
   if (itemsets) entries.push({ filename: 'itemsets.csv', hash: mediaHash(itemsets), downloadUrl: mediaUrl(ctx, form, 'itemsets.csv') });
   for (const row of await metadata.listFormMedia(ctx.db, form.id)) {
+    const linked = row.data_file === null ? parseLinkedDataset(row.data_value) : undefined;
+    if (linked) {
+      const downloadUrl = `${mediaUrl(ctx, form, `${row.id}.csv`)}?${LINKED_DATASET_QUERY}`;
+      entries.push({ filename: linked.fileName, hash: await linkedDatasetHash(ctx, linked.formId), downloadUrl });
+      continue;
+    }
     const name = row.data_file === null ? linkFileName(row.data_value) : row.data_value;
     const dot = name.lastIndexOf('.');
     const extension = dot > 0 ? name.slice(dot + 1).toLowerCase().replace(/[^a-z0-9]/g, '') : '';
@@ -115,9 +124,10 @@ export async function manifest(ctx: RequestContext, username: string | undefined
 /** A media file a device downloads: itemsets.csv, or a media entry by id (`7` or `7.png`). */
 export type MediaDownload =
   | { readonly kind: 'file'; readonly content: string | Uint8Array; readonly contentType: string; readonly fileName: string }
-  | { readonly kind: 'redirect'; readonly location: string };
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'export'; readonly file: ExportFile; readonly fileName: string };
 
-export async function mediaFile(ctx: RequestContext, username: string | undefined, rawId: string, fileName: string): Promise<MediaDownload> {
+export async function mediaFile(ctx: RequestContext, username: string | undefined, rawId: string, fileName: string, query: Record<string, string | undefined>): Promise<MediaDownload> {
   const form = await downloadableForm(ctx, username, rawId);
   if (fileName === 'itemsets.csv') {
     const { itemsets_csv: itemsets } = await forms.findFormDefinition(ctx.db, form.id);
@@ -128,6 +138,12 @@ export async function mediaFile(ctx: RequestContext, username: string | undefine
   const found = id === undefined ? undefined : await metadata.findFormMediaFile(ctx.db, form.id, Number(id));
   if (!found) throw errors.notFound();
   if (found.file) return { kind: 'file', content: found.file.data, contentType: found.row.data_file_type ?? 'application/octet-stream', fileName: found.row.data_value };
+  const linked = found.row.data_file === null ? parseLinkedDataset(found.row.data_value) : undefined;
+  if (linked) {
+    const file = await linkedDatasetCsv(ctx, linked.formId, query, ctx.baseUrl);
+    if (!file) throw errors.notFound();
+    return { kind: 'export', file, fileName: linked.fileName };
+  }
   if (found.row.data_file === null && /^https?:\/\//i.test(found.row.data_value)) return { kind: 'redirect', location: found.row.data_value };
   throw errors.notFound();
 }
