@@ -121,6 +121,26 @@ export function applyMetaPerms(role: Role, metaPerms: string = DEFAULT_META_PERM
   return pick(readonlySlot, 'readonly');
 }
 
+/** A well-formed `xform_meta_perms` value: three roles, for the editor, data-entry and read-only slots. */
+export function isMetaPerms(value: string): boolean {
+  const slots = value.split('|');
+  return slots.length === 3 && slots.every((slot) => isRole(slot));
+}
+
+/**
+ * A form member's role after the form's meta permissions change, as onadata re-maps them: each
+ * editor- and data-entry-family role becomes its slot's role; a read-only-family role becomes the
+ * read-only slot's unless the member holds a stricter read-only role on the project itself.
+ */
+export function remapByMetaPerms(role: Role, metaPerms: string, projectRole: Role | undefined): Role {
+  const [editorSlot, dataentrySlot, readonlySlot] = metaPerms.split('|');
+  const slot = (value: string | undefined): Role => (value && isRole(value) ? value : role);
+  if (role.startsWith('editor')) return slot(editorSlot);
+  if (role.startsWith('dataentry')) return slot(dataentrySlot);
+  if (role.startsWith('readonly') && (projectRole === undefined || projectRole === 'readonly')) return slot(readonlySlot);
+  return role;
+}
+
 export function higherRole(a: Role, b: Role): Role {
   return ROLES.indexOf(a) >= ROLES.indexOf(b) ? a : b;
 }

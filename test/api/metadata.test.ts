@@ -69,9 +69,33 @@ describe('/api/v1/metadata', () => {
       assert.equal(res.statusCode, 400, JSON.stringify(payload));
       assert.deepEqual(res.json(), expected, JSON.stringify(payload));
     }
+  });
+
+  test('meta permissions re-map the roles of the form’s members; one set per form, owners and managers only', async () => {
+    const roleOf = async (username: string) =>
+      (await call('GET', `/api/v1/forms/${formId}`, bob)).json<{ users: Json[] }>().users.find((u) => u['user'] === username)?.['role'];
     const perms = (await call('GET', `/api/v1/metadata?xform=${formId}`, bob)).json<Json[]>().find((m) => m['data_type'] === 'xform_meta_perms');
-    const locked = await call('PATCH', `/api/v1/metadata/${String(perms?.['id'])}`, bob, { data_value: 'editor|dataentry|readonly-no-download' });
-    assert.equal(locked.statusCode, 400, 'meta permissions are the server’s to keep');
+    const permsUrl = `/api/v1/metadata/${String(perms?.['id'])}`;
+    assert.equal(await roleOf('eddie'), 'editor');
+
+    assert.equal((await call('PATCH', permsUrl, eddie, { data_value: 'editor|dataentry|readonly' })).statusCode, 403, 'an editor cannot change them');
+    const bad = await call('PATCH', permsUrl, bob, { data_value: 'editor|dataentry' });
+    assert.equal(bad.statusCode, 400);
+    assert.deepEqual(bad.json(), { non_field_errors: ["Format must be: 'editor role' | 'dataentry role' | 'readonly role', or an invalid role was provided."] });
+
+    const changed = await call('PATCH', permsUrl, bob, { data_value: 'editor-minor|dataentry-only|readonly-no-download' });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal(await roleOf('eddie'), 'editor-minor');
+    assert.equal(await roleOf('bob'), 'owner');
+
+    // Adding another replaces the set rather than adding a second one.
+    const added = await call('POST', '/api/v1/metadata', bob, { xform: formId, data_type: 'xform_meta_perms', data_value: 'editor|dataentry|readonly' });
+    assert.equal(added.statusCode, 201, added.body);
+    assert.equal(added.json<Json>()['id'], perms?.['id']);
+    assert.equal(await roleOf('eddie'), 'editor');
+    const entries = (await call('GET', `/api/v1/metadata?xform=${formId}`, bob)).json<Json[]>().filter((m) => m['data_type'] === 'xform_meta_perms');
+    assert.deepEqual(entries.map((m) => m['data_value']), ['editor|dataentry|readonly']);
+    assert.equal((await call('DELETE', permsUrl, bob)).statusCode, 400, 'a form keeps its meta permissions');
   });
 
   test('editors may change an entry’s value but not add or delete entries; anonymous gets 401', async () => {

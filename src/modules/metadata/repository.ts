@@ -10,6 +10,11 @@ export async function findLiveMetadata(db: DbOrTx, id: number): Promise<Metadata
   return db.selectFrom('form_metadata').select([...COLUMNS]).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
+/** The form's live entry of this type (the first, for types a form may hold several of). */
+export async function findLiveMetadataOfType(db: DbOrTx, formId: number, dataType: string): Promise<MetadataRow | undefined> {
+  return db.selectFrom('form_metadata').select([...COLUMNS]).where('form_id', '=', formId).where('data_type', '=', dataType).where('deleted_at', 'is', null).orderBy('id').executeTakeFirst();
+}
+
 /** Whether the form already has a live entry of this type (and value, when given). */
 export async function hasLiveMetadata(db: DbOrTx, formId: number, dataType: string, dataValue?: string): Promise<boolean> {
   let query = db.selectFrom('form_metadata').select('id').where('form_id', '=', formId).where('data_type', '=', dataType).where('deleted_at', 'is', null);

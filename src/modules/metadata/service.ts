@@ -3,18 +3,21 @@
 // review columns by default) and `external_export` (custom XLS report templates); and `media`
 // (files devices download with the form: a data_file upload, a link, or another form's records
 // as CSV, `xform <pk> <name>`) and `supporting_doc`
-// (files kept beside the form). Project and record entries, meta permissions and Enketo links are
-// refused with a 400 that says so, rather than stored half-working.
+// (files kept beside the form); and `xform_meta_perms`, which re-maps the roles of the form's
+// members (one entry per form: adding one replaces it). Project and record entries and Enketo links
+// are refused with a 400 that says so, rather than stored half-working.
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { formAllows, isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
+import { formAllows, isAuthenticated, isMetaPerms, remapByMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
+import type { DbOrTx } from '../../platform/db.ts';
 import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
 import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
 import { putBlob } from '../blobs/repository.ts';
 import { parseLinkedDataset } from '../exports/linked-dataset.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
+import { projectRolesOfUsers } from '../projects/repository.ts';
 import { metadataToApi } from '../forms/to-api.ts';
 import * as repo from './repository.ts';
 import { checkUpload, type UploadKind } from './upload-check.ts';
@@ -28,14 +31,27 @@ const DATA_TYPES = [
 /** The types this server stores through the API: text values with no other effect here. */
 const SUPPORTED_TYPES: ReadonlySet<string> = new Set([
   'data_license', 'form_license', 'mapbox_layer', 'public_link', 'source', 'external_export', 'textit', 'google_sheets', 'submission_review',
-  'media', 'supporting_doc',
+  'media', 'supporting_doc', 'xform_meta_perms',
 ]);
+
+const META_PERMS = 'xform_meta_perms';
+const META_PERMS_FORMAT = "Format must be: 'editor role' | 'dataentry role' | 'readonly role', or an invalid role was provided.";
+
+/** Re-maps the roles of a form's members to its new meta permissions (onadata's update_role_by_meta_xform_perms). */
+async function applyMetaPerms(trx: DbOrTx, form: { id: number; project_id: number }, metaPerms: string): Promise<void> {
+  const members = await forms.listFormMembers(trx, [form.id]);
+  const projectRoles = await projectRolesOfUsers(trx, form.project_id, members.map((m) => m.user_id));
+  for (const member of members) {
+    const role = remapByMetaPerms(member.role, metaPerms, projectRoles.get(member.user_id));
+    if (role !== member.role) await forms.setFormRole(trx, form.id, member.user_id, role);
+  }
+}
 
 /** The types whose entries may carry an uploaded file (data_file). */
 const FILE_TYPES: ReadonlySet<string> = new Set<UploadKind>(['media', 'supporting_doc']);
 
 /** Types a form holds at most one live entry of. */
-const ONE_PER_FORM: ReadonlySet<string> = new Set(['submission_review']);
+const ONE_PER_FORM: ReadonlySet<string> = new Set(['submission_review', 'xform_meta_perms']);
 
 const DUPLICATE = 'Object already exists';
 
@@ -161,6 +177,7 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
   if (file === undefined && has(payload, 'data_file') && payload['data_file'] !== '') problems['data_file'] = ['The submitted data was not a file. Check the encoding type on the form.'];
   if (file === undefined && dataType === 'media' && dataValue !== undefined) await checkMediaLink(ctx, dataValue, problems);
   if (file === undefined && dataType === 'supporting_doc') problems['data_file'] = ['A supporting document needs its file (data_file).'];
+  if (dataType === META_PERMS && dataValue !== undefined && !isMetaPerms(dataValue)) problems['non_field_errors'] = [META_PERMS_FORMAT];
   for (const field of ['project', 'instance'] as const) {
     if (has(payload, field)) problems[field] = [`${field === 'project' ? 'Project' : 'Record'} metadata is not supported by this server yet; give \`xform\`.`];
   }
@@ -184,6 +201,13 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
   const owner = visible.form.owner_username;
   const row = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockFormMetadata(trx, formId);
+    if (dataType === META_PERMS) {
+      // A form has one set of meta permissions: adding one replaces it, as in onadata.
+      const current = await repo.findLiveMetadataOfType(trx, formId, META_PERMS);
+      if (current) await repo.updateMetadataValue(trx, current.id, value);
+      await applyMetaPerms(trx, visible.form, value);
+      return current ? { ...current, data_value: value } : repo.insertMetadata(trx, { formId, dataType, dataValue: value, now: ctx.clock.now() });
+    }
     const clash = await repo.hasLiveMetadata(trx, formId, dataType, ONE_PER_FORM.has(dataType) ? undefined : value);
     if (clash) throw errors.saveFailed(DUPLICATE);
     const stored: repo.StoredFile | undefined =
@@ -204,7 +228,8 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
 export async function updateMetadata(ctx: RequestContext, rawId: string, payload: Payload): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const { row, visible } = await loadEntry(ctx, rawId);
-  requireFormPermission(visible, 'change_xform');
+  // Meta permissions decide members' roles: changing them takes what adding them takes.
+  requireFormPermission(visible, row.data_type === META_PERMS ? 'add_xform' : 'change_xform');
   requireWritableType(row);
   const problems: FieldErrors = {};
   const dataValue = readValue(payload, problems, false);
@@ -212,12 +237,14 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, payload
   if (dataType !== undefined && dataType !== row.data_type) problems['data_type'] = ['The type of an entry cannot be changed; delete it and add another.'];
   if (dataValue !== undefined && dataValue !== row.data_value && row.data_file !== null) problems['data_value'] = ['The name of an uploaded file cannot be changed; delete the entry and upload the file again.'];
   else if (dataValue !== undefined && row.data_type === 'media') await checkMediaLink(ctx, dataValue, problems);
+  if (dataValue !== undefined && row.data_type === META_PERMS && !isMetaPerms(dataValue)) problems['non_field_errors'] = [META_PERMS_FORMAT];
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   if (dataValue !== undefined && dataValue !== row.data_value) {
     await ctx.db.transaction().execute(async (trx) => {
       await repo.lockFormMetadata(trx, row.form_id);
       if (!ONE_PER_FORM.has(row.data_type) && (await repo.hasLiveMetadata(trx, row.form_id, row.data_type, dataValue))) throw errors.saveFailed(DUPLICATE);
       await repo.updateMetadataValue(trx, row.id, dataValue);
+      if (row.data_type === META_PERMS) await applyMetaPerms(trx, visible.form, dataValue);
     });
   }
   return getMetadata(ctx, rawId);
@@ -229,5 +256,6 @@ export async function deleteMetadata(ctx: RequestContext, rawId: string): Promis
   const { row, visible } = await loadEntry(ctx, rawId);
   requireFormPermission(visible, 'delete_xform');
   requireWritableType(row);
+  if (row.data_type === META_PERMS) throw errors.validation({ data_type: ['A form keeps its meta permissions: change them instead.'] });
   if (!(await repo.softDeleteMetadata(ctx.db, row.id, ctx.clock.now()))) throw errors.notFound();
 }
