@@ -22,12 +22,48 @@ function ipv4Private(address: string): boolean {
   );
 }
 
+/** An IPv6 address as its eight 16-bit groups (a dotted IPv4 tail read as two), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string | undefined): number[] => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  const groups = halves.length === 2 ? [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail] : head;
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+function embeddedIpv4(high: number, low: number): string {
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+/**
+ * Whether an address is one a server-side fetch must not reach: loopback, private, link-local,
+ * carrier-grade NAT, multicast or unspecified, including IPv4 addresses carried inside IPv6 ones
+ * (mapped `::ffff:7f00:1`, compatible, NAT64, 6to4) however they are written.
+ */
 export function isPrivateAddress(address: string): boolean {
   if (isIP(address) === 4) return ipv4Private(address);
-  const lower = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1]) return ipv4Private(mapped[1]);
-  return lower === '::' || lower === '::1' || lower.startsWith('fc') || lower.startsWith('fd') || lower.startsWith('fe80') || lower.startsWith('ff');
+  const g = ipv6Groups(address);
+  if (!g) return true;
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
+  const leadingZeros = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
+  if (leadingZeros && (g5 === 0xffff || g5 === 0)) {
+    // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible), and :: and ::1 themselves.
+    if (g5 === 0 && g6 === 0) return true;
+    return ipv4Private(embeddedIpv4(g6, g7));
+  }
+  if (g0 === 0x64 && g1 === 0xff9b) return ipv4Private(embeddedIpv4(g6, g7));
+  if (g0 === 0x2002) return ipv4Private(embeddedIpv4(g1, g2));
+  // Teredo tunnels to an address this check cannot see.
+  if (g0 === 0x2001 && g1 === 0) return true;
+  return (g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfe80 || (g0 & 0xffc0) === 0xfec0 || (g0 & 0xff00) === 0xff00;
 }
 
 function guardedLookup(allowPrivate: boolean): LookupFunction {
@@ -52,10 +88,13 @@ export async function fetchRemoteFile(url: string, options: RemoteFetchOptions):
     throw new RemoteFetchError(`"${url}" is not a valid URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RemoteFetchError('only http and https URLs can be fetched');
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !options.allowPrivateAddresses && isPrivateAddress(host)) {
-    throw new RemoteFetchError(`${host} is a private address`);
-  }
+  // An address written as an IP literal never reaches the connection's DNS lookup, so it is
+  // checked here: the first URL's and every redirect's.
+  const refuseLiteral = (target: URL): void => {
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && !options.allowPrivateAddresses && isPrivateAddress(host)) throw new RemoteFetchError(`${host} is a private address`);
+  };
+  refuseLiteral(parsed);
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(options.allowPrivateAddresses), timeout: options.timeoutMs } });
   try {
     let current = parsed;
@@ -72,6 +111,7 @@ export async function fetchRemoteFile(url: string, options: RemoteFetchOptions):
         await response.body.dump();
         current = new URL(location, current);
         if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new RemoteFetchError('redirected to a non-http URL');
+        refuseLiteral(current);
         continue;
       }
       if (response.statusCode !== 200) {
