@@ -359,6 +359,27 @@ describe('labels, sharing and cloning', () => {
     assert.equal(tomRole.role, 'editor');
   });
 
+  test('share: a manager cannot take the form over or lock its owner out (onadata allows both)', async () => {
+    const form = await publishOk(bob, 'share_guarded');
+    const url = `/api/v1/forms/${form['formid']}/share`;
+    assert.equal((await send('POST', url, bob, { username: 'alice', role: 'manager' })).statusCode, 204);
+    const roles = async () => (await get(`/api/v1/forms/${form['formid']}`, bob)).json().users.map((u: Json) => [u['user'], u['role']]);
+
+    const grabbed = await send('POST', url, alice, { username: 'alice', role: 'owner' });
+    assert.equal(grabbed.statusCode, 403);
+    assert.deepEqual(grabbed.json(), { detail: 'You cannot give a role higher than your own.' });
+    assert.equal((await send('POST', url, alice, { username: 'tom', role: 'owner' })).statusCode, 403);
+    const demoted = await send('POST', url, alice, { username: 'bob', role: 'readonly' });
+    assert.equal(demoted.statusCode, 400);
+    assert.deepEqual(demoted.json(), { username: ["Cannot change the role of the form's owner (bob)."] });
+    assert.equal((await send('POST', url, bob, { username: 'bob', role: 'readonly' })).statusCode, 400, 'nor by mistake, by the owner');
+    assert.deepEqual(await roles(), [['bob', 'owner'], ['alice', 'manager']]);
+
+    // Up to their own role, a manager shares as before.
+    assert.equal((await send('POST', url, alice, { username: 'tom', role: 'manager' })).statusCode, 204);
+    assert.deepEqual(await roles(), [['bob', 'owner'], ['alice', 'manager'], ['tom', 'manager']]);
+  });
+
   test('clone: errors in onadata’s order, then a new form in the target’s account', async () => {
     const form = await publishOk(bob, 'clone_me');
     const url = `/api/v1/forms/${form['formid']}/clone`;

@@ -232,6 +232,13 @@ export async function listFormMembers(db: DbOrTx, formIds: readonly number[]): P
   return rows.map((r) => ({ ...r, role: r.role as Role }));
 }
 
+/** The roles some users hold on one form. */
+export async function formRolesOfUsers(db: DbOrTx, formId: number, userIds: readonly number[]): Promise<Map<number, Role>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db.selectFrom('form_roles').select(['user_id', 'role']).where('form_id', '=', formId).where('user_id', 'in', [...userIds]).execute();
+  return new Map(rows.map((r) => [r.user_id, r.role as Role]));
+}
+
 export async function setFormRole(db: DbOrTx, formId: number, userId: number, role: Role): Promise<void> {
   await db
     .insertInto('form_roles')

@@ -11,6 +11,7 @@ import {
   formAllows,
   isAuthenticated,
   isRole,
+  ROLES,
   requireUser,
   type FormPermission,
   type Role,
@@ -349,7 +350,7 @@ export async function removeFormLabel(ctx: RequestContext, rawId: string, tag: s
 
 /** Form share: each named user gets the role on this form only. Errors come back as a list aligned with the names. */
 export async function shareForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
-  const { form } = await loadFormFor(ctx, rawId, 'add_xform');
+  const { form, role: ownRole } = await loadFormFor(ctx, rawId, 'add_xform');
   const raw = typeof payload['usernames'] === 'string' && payload['usernames'] ? payload['usernames'] : payload['username'];
   if (typeof raw !== 'string' || !raw.trim()) throw new AppError(400, { username: ['This field is required.'] });
   const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
@@ -365,12 +366,20 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
   });
   if (perName.some((e) => Object.keys(e).length)) throw new AppError(400, perName);
   const role = roleValue as Role;
+  const targets = users.filter((u) => names.includes(u.username));
+  // onadata lets a form's manager grant owner or demote the owning account, which then cannot
+  // take its form back; the project share's rules hold here too: the owning account keeps its
+  // form, and a sharer grants or changes no role above their own.
+  if (targets.some((u) => u.id === form.owner_id)) throw errors.validation({ username: [`Cannot change the role of the form's owner (${form.owner_username}).`] });
+  const ownRank = ownRole === undefined ? -1 : ROLES.indexOf(ownRole);
+  if (ROLES.indexOf(role) > ownRank) throw errors.permissionDenied('You cannot give a role higher than your own.');
+  const current = await repo.formRolesOfUsers(ctx.db, form.id, targets.map((u) => u.id));
+  if ([...current.values()].some((r) => ROLES.indexOf(r) > ownRank)) {
+    throw errors.permissionDenied('You cannot change the role of a user whose role is higher than your own.');
+  }
   const metaPerms = (await repo.findMetaPerms(ctx.db, [form.id])).get(form.id);
   await ctx.db.transaction().execute(async (trx) => {
-    for (const user of users) {
-      if (!names.includes(user.username)) continue;
-      await repo.setFormRole(trx, form.id, user.id, metaPerms ? applyMetaPerms(role, metaPerms) : role);
-    }
+    for (const user of targets) await repo.setFormRole(trx, form.id, user.id, metaPerms ? applyMetaPerms(role, metaPerms) : role);
   });
 }
 
