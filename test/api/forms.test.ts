@@ -359,6 +359,32 @@ describe('labels, sharing and cloning', () => {
     assert.equal(tomRole.role, 'editor');
   });
 
+  test('publishing into a project needs the right to add forms to it (onadata lets anyone)', async () => {
+    const project = (await send('POST', '/api/v1/projects', bob, { name: 'bob private', owner: 'http://testserver/api/v1/users/bob' })).json();
+    const publicProject = (await send('POST', '/api/v1/projects', bob, { name: 'bob public', owner: 'http://testserver/api/v1/users/bob', public: true })).json();
+    const hidden = await publish(tom, csvForm({ id: 'intruder' }), { project: String(project['projectid']) });
+    assert.equal(hidden.statusCode, 400);
+    assert.deepEqual(hidden.json(), { project: [`Project with id '${String(project['projectid'])}' does not exist.`] });
+    const visible = await publish(tom, csvForm({ id: 'intruder' }), { project: String(publicProject['projectid']) });
+    assert.equal(visible.statusCode, 403);
+    const asynchronous = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/forms/create_async',
+      ...(() => {
+        const body = multipart({ project: String(project['projectid']) }, [formFile(csvForm({ id: 'intruder' }))]);
+        return { payload: body.payload, headers: { ...tom.auth, ...body.headers } };
+      })(),
+    });
+    assert.equal(asynchronous.statusCode, 400);
+    assert.equal((await get(`/api/v1/projects/${String(project['projectid'])}/forms`, bob)).json().length, 0);
+    const odd = await send('POST', '/api/v1/forms', bob, { text_xls_form: csvForm({ id: 'odd' }), project: { a: 1 } });
+    assert.deepEqual(odd.json(), { project: ['Project with id \'{"a":1}\' does not exist.'] });
+
+    await send('PUT', `/api/v1/projects/${String(project['projectid'])}/share`, bob, { username: 'tom', role: 'manager' });
+    const allowed = await publish(tom, csvForm({ id: 'welcome' }), { project: String(project['projectid']) });
+    assert.equal(allowed.statusCode, 201, allowed.body);
+  });
+
   test('share: a manager cannot take the form over or lock its owner out (onadata allows both)', async () => {
     const form = await publishOk(bob, 'share_guarded');
     const url = `/api/v1/forms/${form['formid']}/share`;

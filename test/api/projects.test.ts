@@ -968,6 +968,11 @@ describe('/api/v1/projects/{pk}/forms', () => {
     const denied = await call('POST', `/api/v1/projects/${alices.projectid}/forms`, alice, { formid: formId });
     assert.equal(denied.statusCode, 403);
     assert.deepEqual(denied.json(), { detail: 'alice has no manager/owner role to the form clash_form' });
+    // A form she cannot see at all is not found, not named (onadata's 403 gives its id_string away).
+    const hidden = await publishedFormId(bob, (await createProject(bob, 'bob hidden')).projectid, 'hidden_form');
+    const unseen = await call('POST', `/api/v1/projects/${alices.projectid}/forms`, alice, { formid: hidden });
+    assert.equal(unseen.statusCode, 404);
+    assert.deepEqual(unseen.json(), { detail: 'Not found.' });
 
     await publishedFormId(alice, alices.projectid, 'clash_form');
     await share(alices.projectid, alice, { username: 'bob', role: 'manager' });

@@ -10,10 +10,9 @@ import { getBlob, putBlob } from '../blobs/repository.ts';
 import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
 import type { JobContext } from '../../jobs/registry.ts';
 import { defaultProjectOf } from '../projects/service.ts';
-import { findLiveProject } from '../projects/repository.ts';
 import * as repo from './repository.ts';
 import { publishNewForm } from './publish.ts';
-import { formDetail, loadVisibleForm, publishTarget, softDeleteFormWithExports } from './service.ts';
+import { formDetail, loadVisibleForm, projectToPublishInto, publishTarget, softDeleteFormWithExports } from './service.ts';
 
 export const PUBLISH_JOB = 'forms.publish';
 export const DELETE_JOB = 'forms.delete';
@@ -37,15 +36,7 @@ export async function startAsyncPublish(ctx: RequestContext, body: ParsedBody): 
   const file = body.files.get('xls_file');
   if (!file || file.bytes.byteLength === 0) throw errors.message('xls_file field empty');
   const owner = await publishTarget(ctx, body.fields['owner']);
-  const projectField = body.fields['project'];
-  let projectId: number | null = null;
-  if (projectField !== undefined && projectField !== '') {
-    const id = Number(projectField);
-    if (!Number.isInteger(id) || !(await findLiveProject(ctx.db, id))) {
-      throw errors.validation({ project: [`Project with id '${String(projectField)}' does not exist.`] });
-    }
-    projectId = id;
-  }
+  const projectId = (await projectToPublishInto(ctx, body.fields['project'])) ?? null;
   const job = await ctx.db.transaction().execute(async (trx) => {
     const blob = await putBlob(trx, file.bytes, file.contentType);
     const payload: PublishPayload = { ownerId: owner.id, createdById: actor.id, projectId, fileName: file.fileName, contentType: file.contentType, blob };

@@ -1,7 +1,7 @@
 // /projects/{pk}/forms: list a project's forms, publish a new one into it, or move one in.
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { applyMetaPerms, projectAllows, requireUser } from '../../access/index.ts';
+import { applyMetaPerms, canSeeForm, projectAllows, requireUser } from '../../access/index.ts';
 import type { ParsedBody } from '../../http/multipart.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { listProjectMembers } from '../projects/repository.ts';
@@ -29,8 +29,9 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
     // Only ids PostgreSQL's integer can hold reach the query; anything else is no form (404).
     const formId = /^\d{1,10}$/.test(String(formField)) ? Number(formField) : NaN;
     const form = formId <= 2_147_483_647 ? await repo.findLiveForm(ctx.db, formId) : undefined;
-    if (!form) throw errors.notFound();
-    const role = await repo.formRoleOf(ctx.db, form.id, actor.id);
+    const role = form ? await repo.formRoleOf(ctx.db, form.id, actor.id) : undefined;
+    // A form the caller cannot see is not found, rather than named in a refusal.
+    if (!form || !canSeeForm({ shared: form.shared, role })) throw errors.notFound();
     if (role !== 'manager' && role !== 'owner') {
       throw errors.permissionDenied(`${actor.username} has no manager/owner role to the form ${form.id_string}`);
     }

@@ -10,7 +10,9 @@ import {
   canSeeForm,
   formAllows,
   isAuthenticated,
+  canSeeProject,
   isRole,
+  projectAllows,
   ROLES,
   requireUser,
   type FormPermission,
@@ -23,7 +25,7 @@ import { findActiveUserByUsername, listUsersByUsernames, type UserRow } from '..
 import { getBlob } from '../blobs/repository.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
 import { defaultProjectOf, parseObjectId } from '../projects/service.ts';
-import { findLiveProject } from '../projects/repository.ts';
+import { findLiveProject, projectRoleOf } from '../projects/repository.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import * as repo from './repository.ts';
 import { countSubmissionsByVersion, countSubmissionsSince } from '../submissions/stats-repository.ts';
@@ -135,22 +137,29 @@ export async function publishTarget(ctx: RequestContext, ownerField: unknown): P
   return owner;
 }
 
+/**
+ * The project a publish's `project` field names, which the caller must be allowed to add forms to
+ * (as POST /projects/{pk}/forms requires; onadata skips the check, letting anyone publish into any
+ * project and read its members back). undefined when the field is absent.
+ */
+export async function projectToPublishInto(ctx: RequestContext, field: unknown): Promise<number | undefined> {
+  if (field === undefined || field === null || field === '') return undefined;
+  const shown = typeof field === 'string' || typeof field === 'number' ? String(field) : JSON.stringify(field);
+  const id = typeof field === 'string' || typeof field === 'number' ? Number(field) : NaN;
+  const project = Number.isInteger(id) && id >= 1 && id <= 2_147_483_647 ? await findLiveProject(ctx.db, id) : undefined;
+  const role = project && isAuthenticated(ctx.actor) ? await projectRoleOf(ctx.db, project.id, ctx.actor.user.id) : undefined;
+  // A project the caller cannot see is answered as missing: its existence is not theirs to learn.
+  if (!project || !canSeeProject({ shared: project.shared, role })) throw errors.validation({ project: [`Project with id '${shown}' does not exist.`] });
+  if (!projectAllows({ shared: project.shared, role }, 'add_project')) throw errors.permissionDenied();
+  return project.id;
+}
+
 export async function publishForm(ctx: RequestContext, body: ParsedBody): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
   const owner = await publishTarget(ctx, body.fields['owner']);
   const source = await sourceFromRequest(ctx, body);
   if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
-  let projectId: number;
-  const projectField = body.fields['project'];
-  if (projectField !== undefined && projectField !== '') {
-    const id = Number(projectField);
-    if (!Number.isInteger(id) || id < 1 || !(await findLiveProject(ctx.db, id))) {
-      throw errors.validation({ project: [`Project with id '${String(projectField)}' does not exist.`] });
-    }
-    projectId = id;
-  } else {
-    projectId = await defaultProjectOf(ctx, owner);
-  }
+  const projectId = (await projectToPublishInto(ctx, body.fields['project'])) ?? (await defaultProjectOf(ctx, owner));
   const { formId, idStringChanged } = await publishNewForm(ctx, { source, owner, projectId, createdBy: actor });
   return { ...(await formDetail(ctx, formId)), has_id_string_changed: idStringChanged };
 }
