@@ -359,6 +359,15 @@ describe('labels, sharing and cloning', () => {
     assert.equal(tomRole.role, 'editor');
   });
 
+  test('publishes at once into one account each get their own id_string (and one default project)', async () => {
+    const newcomer = await createUser(server.app, 'newcomer');
+    const results = await Promise.all(Array.from({ length: 5 }, () => publish(newcomer, csvForm({ id: 'racing' }))));
+    assert.deepEqual(results.map((r) => r.statusCode), [201, 201, 201, 201, 201], results.map((r) => r.body).join('\n'));
+    assert.deepEqual(results.map((r) => r.json().id_string).sort(), ['racing', 'racing_1', 'racing_2', 'racing_3', 'racing_4']);
+    const projects = (await get('/api/v1/projects', newcomer)).json();
+    assert.deepEqual(projects.map((p: Json) => p['name']), ["newcomer's Project"]);
+  });
+
   test('publishing into a project needs the right to add forms to it (onadata lets anyone)', async () => {
     const project = (await send('POST', '/api/v1/projects', bob, { name: 'bob private', owner: 'http://testserver/api/v1/users/bob' })).json();
     const publicProject = (await send('POST', '/api/v1/projects', bob, { name: 'bob public', owner: 'http://testserver/api/v1/users/bob', public: true })).json();

@@ -104,6 +104,7 @@ export async function publishNewForm(ctx: RequestContext, request: PublishReques
   return ctx.db.transaction().execute(async (trx) => {
     const project = await findLiveProject(trx, request.projectId);
     if (!project) throw errors.validation({ project: [`Project with id '${request.projectId}' does not exist.`] });
+    await repo.lockOwnerForms(trx, request.owner.id);
     const idString = await uniqueIdString(trx, request.owner.id, result.idString);
     const blob = await putBlob(trx, request.source.bytes, request.source.contentType);
     const smsKeyword = result.formJson['sms_keyword'];

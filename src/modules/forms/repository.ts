@@ -163,6 +163,17 @@ export async function listProjectFormSummaries(db: DbOrTx, projectIds: readonly 
     .execute();
 }
 
+const OWNER_FORMS_LOCK_SPACE = 8021;
+
+/**
+ * Serialises publishes into one account until the transaction ends: each picks a free id_string
+ * (`x`, `x_1`, …) after the previous one's is visible, instead of both taking the same and one
+ * failing on the unique key.
+ */
+export async function lockOwnerForms(db: DbOrTx, ownerId: number): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${OWNER_FORMS_LOCK_SPACE}::integer, ${ownerId}::integer)`.execute(db);
+}
+
 export async function insertForm(db: DbOrTx, form: NewForm): Promise<number> {
   return (await db.insertInto('forms').values(form).returning('id').executeTakeFirstOrThrow()).id;
 }

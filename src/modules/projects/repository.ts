@@ -237,6 +237,13 @@ export async function listProjectMembers(db: DbOrTx, projectIds: readonly number
   return rows.map((r) => ({ ...r, role: r.role as Role }));
 }
 
+const DEFAULT_PROJECT_LOCK_SPACE = 8022;
+
+/** Serialises the creation of an account's default project (first publishes may run at once). */
+export async function lockDefaultProject(db: DbOrTx, ownerId: number): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${DEFAULT_PROJECT_LOCK_SPACE}::integer, ${ownerId}::integer)`.execute(db);
+}
+
 export async function setProjectRole(db: DbOrTx, projectId: number, userId: number, role: Role): Promise<void> {
   await db
     .insertInto('project_roles')

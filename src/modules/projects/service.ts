@@ -163,6 +163,7 @@ export async function defaultProjectOf(ctx: RequestContext, owner: UserRow): Pro
   const existing = await repo.findDefaultProject(ctx.db, owner.id, name);
   if (existing !== undefined) return existing;
   return ctx.db.transaction().execute(async (trx) => {
+    await repo.lockDefaultProject(trx, owner.id);
     const again = await repo.findDefaultProject(trx, owner.id, name);
     if (again !== undefined) return again;
     const id = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: owner.id, metadata: {}, shared: false, now: ctx.clock.now() });
