@@ -337,6 +337,18 @@ describe('labels, sharing and cloning', () => {
     const spaced = await send('POST', url, bob, { tags: 'with space,other' });
     assert.ok(spaced.json().includes('with space'));
     assert.equal((await send('DELETE', `${url}/with%20space`, bob)).statusCode, 200);
+    // Tags are case-insensitive: HELLO beside hello is the same tag.
+    await send('POST', url, bob, { tags: 'hello' });
+    assert.deepEqual((await send('POST', url, bob, { tags: 'HELLO,Hello' })).json(), ['hello', 'other', 'two']);
+    assert.deepEqual((await send('DELETE', `${url}/Hello`, bob)).json(), ['other', 'two']);
+  });
+
+  test('a title has at most 255 characters', async () => {
+    const form = await publishOk(bob, 'long_title');
+    const res = await send('PATCH', `/api/v1/forms/${form['formid']}`, bob, { title: 'x'.repeat(256) });
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), { title: ['Ensure this field has no more than 255 characters.'] });
+    assert.equal((await send('PATCH', `/api/v1/forms/${form['formid']}`, bob, { title: 'x'.repeat(255) })).statusCode, 200);
   });
 
   test('share: usernames, per-user errors, and the role is applied through meta-perms', async () => {

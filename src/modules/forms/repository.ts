@@ -279,9 +279,13 @@ export async function listFormTags(db: DbOrTx, formIds: readonly number[]): Prom
   return map;
 }
 
+/** Adds the tags the form lacks; tags are case-insensitive, so `HELLO` beside `hello` is not added. */
 export async function addFormTags(db: DbOrTx, formId: number, tags: readonly string[]): Promise<void> {
   if (tags.length === 0) return;
-  await db.insertInto('form_tags').values(tags.map((tag) => ({ form_id: formId, tag }))).onConflict((oc) => oc.doNothing()).execute();
+  await sql`INSERT INTO form_tags (form_id, tag)
+    SELECT ${formId}::int, t FROM unnest(${[...tags]}::text[]) AS t
+    WHERE NOT EXISTS (SELECT 1 FROM form_tags f WHERE f.form_id = ${formId}::int AND lower(f.tag) = lower(t))
+    ON CONFLICT DO NOTHING`.execute(db);
 }
 
 export async function removeFormTag(db: DbOrTx, formId: number, tag: string): Promise<boolean> {

@@ -227,6 +227,7 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
   const fieldErrors: FieldErrors = {};
   if (full) for (const key of PUT_REQUIRED) if (!has(payload, key)) addError(fieldErrors, key, ['This field is required.']);
   const title = readString(payload, 'title', fieldErrors, { allowBlank: false });
+  if (title !== undefined && title.length > 255) addError(fieldErrors, 'title', ['Ensure this field has no more than 255 characters.']);
   const description = readString(payload, 'description', fieldErrors);
   const downloadable = readBoolean(payload, 'downloadable', fieldErrors);
   const shared = readBoolean(payload, 'public', fieldErrors);

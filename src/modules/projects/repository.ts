@@ -276,13 +276,13 @@ export async function listProjectTags(db: DbOrTx, projectIds: readonly number[])
   return map;
 }
 
+/** Adds the tags the project lacks; tags are case-insensitive, so `HELLO` beside `hello` is not added. */
 export async function addProjectTags(db: DbOrTx, projectId: number, tags: readonly string[]): Promise<void> {
   if (tags.length === 0) return;
-  await db
-    .insertInto('project_tags')
-    .values(tags.map((tag) => ({ project_id: projectId, tag })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await sql`INSERT INTO project_tags (project_id, tag)
+    SELECT ${projectId}::int, t FROM unnest(${[...tags]}::text[]) AS t
+    WHERE NOT EXISTS (SELECT 1 FROM project_tags p WHERE p.project_id = ${projectId}::int AND lower(p.tag) = lower(t))
+    ON CONFLICT DO NOTHING`.execute(db);
 }
 
 export async function removeProjectTag(db: DbOrTx, projectId: number, tag: string): Promise<boolean> {
