@@ -427,6 +427,16 @@ describe('labels, sharing and cloning', () => {
     assert.deepEqual(await roles(), [['bob', 'owner'], ['alice', 'manager'], ['tom', 'manager']]);
   });
 
+  test('clone: a form whose settings name nothing is cloned as <id_string>_cloned, title and all', async () => {
+    const res = await publish(bob, 'survey,,,\n,type,name,label\n,text,bird,Bird\n', {}, 'birds.csv');
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().id_string, 'birds');
+    const clone = await send('POST', `/api/v1/forms/${String(res.json().formid)}/clone`, bob, { username: 'bob' });
+    assert.equal(clone.statusCode, 201, clone.body);
+    assert.equal(clone.json().id_string, 'birds_cloned');
+    assert.equal(clone.json().title, 'birds_cloned');
+  });
+
   test('clone: errors in onadata’s order, then a new form in the target’s account', async () => {
     const form = await publishOk(bob, 'clone_me');
     const url = `/api/v1/forms/${form['formid']}/clone`;

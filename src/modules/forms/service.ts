@@ -416,7 +416,10 @@ export async function cloneForm(ctx: RequestContext, rawId: string, payload: Pay
   }
   const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;
   if (!blob) throw errors.badRequest('This form has no XLSForm file to clone.');
-  const source: FormSource = { fileName: form.xls_filename ?? `${form.id_string}.xlsx`, bytes: blob.data, contentType: blob.content_type };
+  // The copy is named `<id_string>_cloned` as in onadata: a form whose settings give no form_id or
+  // title takes both from the file name, so its clone is told apart from the original.
+  const extension = /\.[A-Za-z0-9]+$/.exec(form.xls_filename ?? '')?.[0] ?? '.xlsx';
+  const source: FormSource = { fileName: `${form.id_string}_cloned${extension}`, bytes: blob.data, contentType: blob.content_type };
   const converted = convertSource(source);
   if (target.id !== form.owner_id && (await repo.liveIdStringsLike(ctx.db, target.id, converted.idString)).includes(converted.idString.toLowerCase())) {
     throw errors.badRequest('A clone with the same id_string has already been created');
