@@ -20,6 +20,7 @@ import { registerExportJobRoutes } from './modules/exports/export-routes.ts';
 import { registerImportRoutes } from './modules/imports/routes.ts';
 import { registerReviewRoutes } from './modules/reviews/routes.ts';
 import { registerMetadataRoutes } from './modules/metadata/routes.ts';
+import { registerOrgRoutes } from './modules/orgs/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerImportRoutes(app);
   registerReviewRoutes(app);
   registerMetadataRoutes(app);
+  registerOrgRoutes(app);
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
   app.addMethodNotAllowedRoutes();

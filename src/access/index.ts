@@ -3,7 +3,7 @@
 import { errors } from '../errors.ts';
 import type { UserRow } from '../modules/accounts/repository.ts';
 import { isAuthenticated, type Principal } from './principal.ts';
-import { formRoleAllows, projectRoleAllows, ROLES, type FormPermission, type ProjectPermission, type Role } from './roles.ts';
+import { formRoleAllows, isRole, projectRoleAllows, ROLES, type FormPermission, type ProjectPermission, type Role } from './roles.ts';
 
 export type { Principal } from './principal.ts';
 export { anonymous, isAuthenticated } from './principal.ts';
@@ -84,10 +84,26 @@ export function formAllows(form: FormAccessFacts, permission: FormPermission): b
 /**
  * Whether the caller may create projects or publish forms in `accountId`'s account
  * (onadata's can_add_project / can_add_xform on the account's profile). For personal accounts
- * that is the account itself; organisations will add their owners and managers.
+ * that is the account itself; for an organisation, its owners and managers (`orgRole`, the caller's
+ * role in the organisation, from its membership).
  */
-export function canAddToAccount(actor: Principal, accountId: number): boolean {
-  return isAuthenticated(actor) && actor.user.id === accountId;
+export function canAddToAccount(actor: Principal, accountId: number, orgRole?: string): boolean {
+  return isAuthenticated(actor) && (actor.user.id === accountId || orgRole === 'owner' || orgRole === 'manager');
+}
+
+/** The roles a person may hold in an organisation: `member` (no rights of its own) or a role. */
+export function isOrgRole(value: string): boolean {
+  return value === 'member' || isRole(value);
+}
+
+/** Who may see an organisation and its members: anyone in it. */
+export function canSeeOrg(orgRole: string | undefined): boolean {
+  return orgRole !== undefined;
+}
+
+/** Who may change an organisation's profile and its members: its owners. */
+export function canManageOrg(orgRole: string | undefined): boolean {
+  return orgRole === 'owner';
 }
 
 /** 404 for what the caller may not see, 403 for what they see but may not change. */

@@ -28,6 +28,21 @@ export interface UsersTable {
   digest_ha1_sealed: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+export interface OrganizationsTable {
+  user_id: number;
+  creator_id: number | null;
+  description: Generated<string>;
+  created_at: DefaultedTimestamp;
+}
+
+export interface OrganizationMembersTable {
+  org_id: number;
+  user_id: number;
+  /** `member`, or a role of src/access/roles.ts (owner, manager, editor, dataentry, readonly…). */
+  role: string;
+  added_at: DefaultedTimestamp;
+}
+
 export interface PasswordHistoryTable {
   id: Generated<number>;
   user_id: number;
@@ -334,6 +349,8 @@ export interface Schema {
   form_tags: FormTagsTable;
   form_versions: FormVersionsTable;
   form_metadata: FormMetadataTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
   survey_drafts: SurveyDraftsTable;
   blobs: BlobsTable;
   instances: InstancesTable;

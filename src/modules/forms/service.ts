@@ -26,6 +26,7 @@ import { getBlob } from '../blobs/repository.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
 import { defaultProjectOf, parseObjectId } from '../projects/service.ts';
 import { findLiveProject, projectRoleOf } from '../projects/repository.ts';
+import { orgRoleFor } from '../orgs/service.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import * as repo from './repository.ts';
 import { countSubmissionsByVersion, countSubmissionsSince } from '../submissions/stats-repository.ts';
@@ -131,7 +132,7 @@ export async function publishTarget(ctx: RequestContext, ownerField: unknown): P
     if (!found) throw errors.message(`User with username ${ownerField.trim()} does not exist.`);
     owner = found;
   }
-  if (!canAddToAccount(ctx.actor, owner.id)) {
+  if (!canAddToAccount(ctx.actor, owner.id, await orgRoleFor(ctx, owner.id))) {
     throw errors.permissionDenied(`User ${actor.username} has no permission to add xforms to account ${owner.username}`);
   }
   return owner;
@@ -411,7 +412,7 @@ export async function cloneForm(ctx: RequestContext, rawId: string, payload: Pay
     if (!(await findLiveProject(ctx.db, id))) throw errors.validation({ project: [`Project with id '${id}' does not exist.`] });
     projectId = id;
   }
-  if (!canAddToAccount(ctx.actor, target.id)) {
+  if (!canAddToAccount(ctx.actor, target.id, await orgRoleFor(ctx, target.id))) {
     throw errors.permissionDenied(`User ${actor.username} has no permission to add xforms to account ${target.username}`);
   }
   const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;

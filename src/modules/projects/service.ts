@@ -21,6 +21,8 @@ import { findActiveUserByUsername, listUsersByIds, listUsersByUsernames, type Us
 import { profileToApi } from '../accounts/to-api.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
 import * as repo from './repository.ts';
+import { grantOrgOwners, orgRoleFor } from '../orgs/service.ts';
+import { listOwnersTeams } from '../orgs/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { deleteExportsOfForms, lockFormExports } from '../exports/records-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
@@ -55,12 +57,13 @@ async function represent(
 ): Promise<Record<string, unknown>[]> {
   const ids = projects.map((p) => p.project.id);
   const outsiderIds = projects.filter((p) => !seesFullProject({ shared: p.project.shared, role: p.role })).map((p) => p.project.id);
-  const [members, allForms, tags, stars, sharedForms] = await Promise.all([
+  const [members, allForms, tags, stars, sharedForms, teams] = await Promise.all([
     repo.listProjectMembers(ctx.db, ids),
     forms.listProjectFormSummaries(ctx.db, ids),
     repo.listProjectTags(ctx.db, ids),
     isAuthenticated(ctx.actor) ? repo.starredProjectIds(ctx.db, ids, ctx.actor.user.id) : Promise.resolve(new Set<number>()),
     repo.listSharedFormIds(ctx.db, outsiderIds),
+    listOwnersTeams(ctx.db, projects.map((p) => p.project.owner_id)),
   ]);
   // Outsiders of a public project see only its public forms (a private one is a 404 for them).
   const outsider = new Set(outsiderIds);
@@ -68,6 +71,10 @@ async function represent(
   const membersBy = groupBy(members, (m) => m.object_id);
   const formsBy = groupBy(formRows, (f) => f.project_id);
   const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
+  const ownersTeam = (accountId: number) => {
+    const team = teams.get(accountId);
+    return team ? [team] : [];
+  };
   return projects.map(({ project, role }) => {
     const narrow = shape === 'list' && !listHasOwnerFilter && role !== 'owner' && role !== 'manager';
     return projectToApi(
@@ -78,6 +85,7 @@ async function represent(
         forms: formsBy.get(project.id) ?? [],
         tags: tags.get(project.id) ?? [],
         starred: stars.has(project.id),
+        teams: ownersTeam(project.owner_id),
         full: seesFullProject({ shared: project.shared, role }),
         ...(narrow ? { memberFilter: (m: repo.MemberRow) => m.user_id === actorId || m.user_id === project.owner_id } : {}),
       },
@@ -126,7 +134,7 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
   const clash = await repo.findProjectNameClash(ctx.db, owner.id, name);
   if (clash === 'exact') throw errors.validation({ non_field_errors: [UNIQUE_SET] });
   if (clash === 'case') throw errors.validation({ name: [`Project ${name} already exists.`] });
-  if (!canAddToAccount(ctx.actor, owner.id)) {
+  if (!canAddToAccount(ctx.actor, owner.id, await orgRoleFor(ctx, owner.id))) {
     throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${owner.username}.`] });
   }
   const id = await ctx.db
@@ -135,6 +143,7 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
       const projectId = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: actor.id, metadata, shared, now: ctx.clock.now() });
       await repo.setProjectRole(trx, projectId, owner.id, 'owner');
       if (actor.id !== owner.id) await repo.setProjectRole(trx, projectId, actor.id, 'owner');
+      await grantOrgOwners(trx, owner.id, projectId);
       return projectId;
     })
     .catch(uniqueNameClash);
@@ -168,6 +177,7 @@ export async function defaultProjectOf(ctx: RequestContext, owner: UserRow): Pro
     if (again !== undefined) return again;
     const id = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: owner.id, metadata: {}, shared: false, now: ctx.clock.now() });
     await repo.setProjectRole(trx, id, owner.id, 'owner');
+    await grantOrgOwners(trx, owner.id, id);
     return id;
   });
 }
@@ -237,7 +247,7 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
   // Moving a project to another account is the owner role's transfer_project, and needs the
   // right to add projects to the target account; editors and managers may change the rest.
   if (moving && !projectAllows({ shared: project.shared, role }, 'transfer_project')) throw errors.permissionDenied();
-  if (moving && !canAddToAccount(ctx.actor, newOwner.id)) {
+  if (moving && !canAddToAccount(ctx.actor, newOwner.id, await orgRoleFor(ctx, newOwner.id))) {
     throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${newOwner.username}.`] });
   }
   const ownerId = newOwner?.id ?? project.owner_id;

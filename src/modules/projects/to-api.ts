@@ -10,6 +10,8 @@ export interface ProjectExtras {
   forms: ProjectFormSummary[];
   tags: string[];
   starred: boolean;
+  /** The owner organisation's teams with their role on the project ([] for personal accounts). */
+  teams: ReadonlyArray<{ readonly name: string; readonly role: string; readonly users: readonly string[] }>;
   /** Outsiders seeing a public project get no owner, created_by, users, teams or metadata. */
   full: boolean;
   /** Whose entries appear in `users` (list responses narrow it). */
@@ -58,7 +60,7 @@ export function projectToApi(project: ProjectRow, baseUrl: string, extras: Proje
     tags: extras.tags,
     num_datasets: extras.forms.length,
     last_submission_date: lastSubmission(extras.forms),
-    teams: [],
+    teams: extras.teams,
   };
   const body: Record<string, unknown> =
     shape === 'detail'
