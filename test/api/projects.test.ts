@@ -1091,6 +1091,12 @@ describe('star', () => {
     assert.equal(body(await get(`/api/v1/projects/${project.projectid}`, bob))['starred'], true);
     assert.equal(list(await get('/api/v1/projects', bob)).find((p) => p['projectid'] === project.projectid)?.['starred'], true);
 
+    // /user/{username}/starred: the user's starred projects, those the caller may see.
+    assert.deepEqual(list(await get('/api/v1/user/alice/starred', bob)).map((p) => p['projectid']), [project.projectid]);
+    assert.deepEqual(list(await get('/api/v1/user/bob/starred', alice)), [], 'alice cannot see bob’s private project');
+    assert.equal((await get('/api/v1/user/Alice/starred', bob)).statusCode, 404, 'the username matches exactly');
+    assert.equal((await get('/api/v1/user/alice/starred', undefined)).statusCode, 401);
+
     const unstarred = await call('DELETE', url, alice);
     assert.equal(unstarred.statusCode, 204);
     assert.deepEqual(list(await get(url, undefined)).map((p) => p['username']), ['bob']);

@@ -310,6 +310,11 @@ export async function removeStar(db: DbOrTx, projectId: number, userId: number):
   await db.deleteFrom('project_stars').where('project_id', '=', projectId).where('user_id', '=', userId).execute();
 }
 
+export async function listStarredProjectIds(db: DbOrTx, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom('project_stars').select('project_id').where('user_id', '=', userId).orderBy('project_id').execute();
+  return rows.map((r) => r.project_id);
+}
+
 export async function listStargazerIds(db: DbOrTx, projectId: number): Promise<number[]> {
   const rows = await db.selectFrom('project_stars').select('user_id').where('project_id', '=', projectId).orderBy('user_id').execute();
   return rows.map((r) => r.user_id);

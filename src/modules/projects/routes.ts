@@ -193,6 +193,16 @@ export function registerProjectRoutes(app: FastifyInstance): void {
     });
   }
 
+  app.get<{ Params: { username: string } }>('/api/v1/user/:username/starred', {
+    config: { access: 'authenticated', cache: 'private' },
+    schema: {
+      tags: ['projects'],
+      summary: 'The projects a user starred (those the caller may see)',
+      params: Type.Object({ username: Type.String() }),
+    },
+    handler: (request) => projects.listStarredProjects(request.ctx, request.params.username),
+  });
+
   app.get<Pk>('/api/v1/projects/:pk/star', {
     preHandler: rejectHostileInput,
     config: { access: 'anyone', cache: 'public' },

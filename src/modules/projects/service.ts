@@ -419,6 +419,23 @@ export async function starProject(ctx: RequestContext, rawId: string, starred: b
   else await repo.removeStar(ctx.db, project.id, actor.id);
 }
 
+/**
+ * GET /api/v1/user/{username}/starred: the projects that user starred, as project list items.
+ * onadata answers every starred project to any caller; here only those the caller may see.
+ */
+export async function listStarredProjects(ctx: RequestContext, username: string): Promise<Record<string, unknown>[]> {
+  requireUser(ctx.actor);
+  const user = await findActiveUserByUsername(ctx.db, username);
+  if (!user || user.username !== username) throw errors.notFound();
+  const visible: VisibleProject[] = [];
+  for (const id of await repo.listStarredProjectIds(ctx.db, user.id)) {
+    const project = await repo.findLiveProject(ctx.db, id);
+    const role = project && isAuthenticated(ctx.actor) ? await repo.projectRoleOf(ctx.db, id, ctx.actor.user.id) : undefined;
+    if (project && canSeeProject({ shared: project.shared, role })) visible.push({ project, role });
+  }
+  return represent(ctx, visible, 'list');
+}
+
 export async function listStargazers(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>[]> {
   const project = await loadForStar(ctx, rawId);
   const ids = await repo.listStargazerIds(ctx.db, project.id);
