@@ -75,6 +75,8 @@ function databaseInputProblem(error: unknown): string | undefined {
   }
 }
 
+const MULTIPART_PROBLEM = /^(Multipart: Boundary not found|Unexpected end of (form|file|multipart data)|Part terminated early|Malformed (part header|urlencoded form)|Malformed multipart)/;
+
 /** Any thrown error → the onadata-compatible status and body. Unknown errors become a bare 500. */
 export function toAppError(error: unknown, request: FastifyRequest): AppError {
   if (isAppError(error)) return error;
@@ -94,6 +96,9 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.badRequest('Request body size did not match Content-Length.');
   }
+  // busboy's complaints about a broken multipart body (a client that dropped off mid-upload, or no
+  // boundary) are plain Errors: the request was bad, not the server.
+  if (error instanceof Error && MULTIPART_PROBLEM.test(error.message)) return errors.parseError(`Multipart form parse error - ${error.message}`);
   const dbProblem = databaseInputProblem(error);
   if (dbProblem) return errors.badRequest(dbProblem);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return errors.parseError(`JSON parse error - ${error.message}`);

@@ -13,8 +13,10 @@ after(() => server.close());
 
 describe('routing conventions', () => {
   test('a trailing slash matches no route', async () => {
-    const res = await server.app.inject({ method: 'GET', url: '/api/v1/users/', headers: bob.auth });
-    assert.equal(res.statusCode, 404);
+    for (const url of ['/api/v1/users/', '/api/v1/forms/', '/api/v1/projects/']) {
+      const res = await server.app.inject({ method: 'GET', url, headers: bob.auth });
+      assert.equal(res.statusCode, 404, url);
+    }
   });
 
   test('the .json format suffix names the same resource', async () => {
@@ -143,5 +145,31 @@ describe('input the database refuses', () => {
     assert.equal(body.statusCode, 400);
     const path = await server.app.inject({ method: 'GET', url: '/api/v1/users/a%00b', headers: bob.auth });
     assert.ok(path.statusCode === 400 || path.statusCode === 404, String(path.statusCode));
+  });
+
+  test('a broken multipart body (no boundary, cut short) is a 400 on every upload route, never a 500', async () => {
+    const formId = Number(
+      (await server.app.inject({ method: 'POST', url: '/api/v1/forms', headers: bob.auth, payload: { text_xls_form: 'survey,,,\n,type,name,label\n,text,q,Q\n' } })).json().formid,
+    );
+    const truncated = '--XYZ\r\nContent-Disposition: form-data; name="xls_file"; filename="f.csv"\r\nContent-Type: text/csv\r\n\r\nsurvey,,,\n,type,name';
+    const routes: Array<['POST' | 'PATCH', string]> = [
+      ['POST', '/api/v1/forms'],
+      ['POST', '/api/v1/forms/create_async'],
+      ['PATCH', `/api/v1/forms/${formId}`],
+      ['POST', `/api/v1/forms/${formId}/csv_import`],
+      ['POST', '/api/v1/metadata'],
+    ];
+    for (const [method, url] of routes) {
+      for (const [contentType, payload] of [['multipart/form-data', 'garbage'], ['multipart/form-data; boundary=XYZ', truncated]] as const) {
+        const res = await server.app.inject({ method, url, headers: { ...bob.auth, 'content-type': contentType }, payload });
+        assert.equal(res.statusCode, 400, `${method} ${url} ${contentType}: ${res.body}`);
+        assert.match(String(res.json().detail), /^Multipart form parse error - /, `${method} ${url}`);
+      }
+    }
+    assert.equal((await server.app.inject({ method: 'GET', url: '/api/v1/forms', headers: bob.auth })).json().length, 1, 'nothing was published');
+    // Devices get the same 400, in OpenRosa's envelope.
+    const device = await server.app.inject({ method: 'POST', url: '/bob/submission', headers: { ...bob.auth, 'content-type': 'multipart/form-data; boundary=XYZ' }, payload: truncated });
+    assert.equal(device.statusCode, 400);
+    assert.match(device.body, /<OpenRosaResponse[^>]*><message nature="">The multipart body is malformed\.</);
   });
 });

@@ -493,6 +493,8 @@ describe('create_async and delete_async', () => {
     const done = await get(`/api/v1/forms/create_async?job_uuid=${jobUuid}`, bob);
     assert.equal(done.statusCode, 201);
     assert.equal(done.json().id_string, 'async_form');
+    // The spec's spelling of the poll, with a trailing slash, answers the same.
+    assert.deepEqual((await get(`/api/v1/forms/create_async/?job_uuid=${jobUuid}`, bob)).json(), done.json());
     // Another user cannot read the job; an unknown id is a 400; an empty one onadata's 202.
     assert.equal((await get(`/api/v1/forms/create_async?job_uuid=${jobUuid}`, alice)).statusCode, 400);
     assert.equal((await get('/api/v1/forms/create_async?job_uuid=00000000-0000-0000-0000-000000000000', bob)).statusCode, 400);

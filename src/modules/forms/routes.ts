@@ -192,18 +192,22 @@ export function registerAsyncFormRoutes(app: FastifyInstance): void {
     handler: async (request, reply) =>
       reply.code(202).send(await startAsyncPublish(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
   });
-  app.get<{ Querystring: { job_uuid?: string } }>('/api/v1/forms/create_async', {
-    config: { access: 'authenticated' },
-    schema: {
-      tags: ['forms'],
-      summary: 'Poll a create_async job: 202 {job_status} while it runs, 201 with the form when done',
-      querystring: Type.Object({ job_uuid: Type.Optional(Type.String()) }),
-    },
-    handler: async (request, reply) => {
-      const result = await asyncPublishStatus(request.ctx, request.query.job_uuid);
-      return reply.code(result.status).send(result.body);
-    },
-  });
+  // The spec writes the poll with a trailing slash (`create_async/?job_uuid=`); both answer.
+  for (const url of ['/api/v1/forms/create_async', '/api/v1/forms/create_async/']) {
+    app.get<{ Querystring: { job_uuid?: string } }>(url, {
+      config: { access: 'authenticated' },
+      schema: {
+        tags: ['forms'],
+        summary: 'Poll a create_async job: 202 {job_status} while it runs, 201 with the form when done',
+        querystring: Type.Object({ job_uuid: Type.Optional(Type.String()) }),
+        ...(url.endsWith('/') ? { hide: true } : {}),
+      },
+      handler: async (request, reply) => {
+        const result = await asyncPublishStatus(request.ctx, request.query.job_uuid);
+        return reply.code(result.status).send(result.body);
+      },
+    });
+  }
   for (const method of ['DELETE', 'POST'] as const) {
     app.route<Pk>({
       method,

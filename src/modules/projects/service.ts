@@ -35,6 +35,8 @@ export interface VisibleProject {
 
 export function parseObjectId(ctx: RequestContext, raw: string, message: string): number {
   if (/^\d+$/.test(raw) && Number(raw) <= 2_147_483_647) return Number(raw);
+  // `/api/v1/forms/` (a trailing slash) names no object: 404, as onadata answers it.
+  if (raw === '') throw errors.notFound();
   if (!isAuthenticated(ctx.actor)) throw errors.notFound();
   throw errors.badRequest(message);
 }
