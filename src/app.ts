@@ -52,6 +52,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     credentials: false,
     maxAge: 86400,
     optionsSuccessStatus: 200,
+    // Every OPTIONS reaches its path's own route (Allow and a description, as DRF answers); a
+    // preflight collects the CORS headers on the way instead of being answered in the hook.
+    strictPreflight: false,
+    preflightContinue: true,
   });
   await app.register(swagger, {
     openapi: {

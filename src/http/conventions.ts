@@ -125,7 +125,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     if (!access || !ROUTE_ACCESS_VALUES.includes(access)) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no access rule`);
     }
-    if (route.config?.methodNotAllowed) return;
+    if (route.config?.methodNotAllowed || route.config?.optionsRoute) return;
     const methods = allowed.get(route.url) ?? new Set<string>();
     for (const method of [route.method].flat()) {
       methods.add(method);
@@ -143,7 +143,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     const config = request.routeOptions.config;
     // Routes that only answer 404/405 never look at credentials; OAuth client endpoints read
     // their own (a client's Basic credentials are no user's password).
-    if (!config.access || config.methodNotAllowed || config.clientAuthentication) {
+    if (!config.access || config.methodNotAllowed || config.optionsRoute || config.clientAuthentication) {
       request.ctx = { ...base, actor: { kind: 'anonymous' } };
       return;
     }
@@ -224,9 +224,24 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     reply.code(404).send({ detail: 'Not found.' });
   });
 
-  /** Call after every route is registered: answers other methods on known paths with 405. */
+  /**
+   * Call after every route is registered: answers other methods on known paths with 405, and
+   * OPTIONS on each with 200, its Allow header and a short description as DRF gives (a CORS
+   * preflight gets its headers from the CORS plugin's hook on the way).
+   */
   app.decorate('addMethodNotAllowedRoutes', () => {
     for (const [url, methods] of allowed) {
+      app.route({
+        method: 'OPTIONS',
+        url,
+        config: { access: 'anyone', optionsRoute: true },
+        schema: { hide: true },
+        handler: async () => ({
+          name: url,
+          renders: ['application/json'],
+          parses: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],
+        }),
+      });
       for (const method of ALL_METHODS) {
         if (methods.has(method)) continue;
         app.route({
@@ -234,8 +249,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
           url,
           config: { access: 'anyone', methodNotAllowed: true },
           schema: { hide: true },
-          handler: async (request: FastifyRequest, reply: FastifyReply) => {
-            if (method === 'OPTIONS') return reply.code(200).send({});
+          handler: async (request: FastifyRequest) => {
             throw errors.methodNotAllowed(request.method);
           },
         });

@@ -102,6 +102,16 @@ describe('CORS', () => {
     assert.equal(res.headers['access-control-max-age'], '86400');
   });
 
+  test('a plain OPTIONS answers 200 with the path’s Allow header (no preflight headers needed)', async () => {
+    for (const url of ['/api/v1/users', '/api/v1/forms/1', '/api/v1/projects/1/share']) {
+      const res = await server.app.inject({ method: 'OPTIONS', url, headers: bob.auth });
+      assert.equal(res.statusCode, 200, url);
+      assert.match(String(res.headers['allow']), /OPTIONS/, url);
+      assert.deepEqual(res.json().renders, ['application/json'], url);
+    }
+    assert.equal((await server.app.inject({ method: 'OPTIONS', url: '/api/v1/users' })).headers['allow'], 'GET, HEAD, OPTIONS');
+  });
+
   test('a cross-origin GET with a token is answered with the allow-origin header', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/v1/user', headers: { ...bob.auth, origin: 'https://app.example.org' } });
     assert.equal(res.statusCode, 200);
