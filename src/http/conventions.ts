@@ -2,7 +2,7 @@
 // onadata's headers (Allow, Vary, Cache-Control, ETag, security headers), error bodies,
 // 404/405 answers and the `.json` format suffix.
 import { hash } from 'node:crypto';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps, RequestContext } from '../context.ts';
 import type {} from '@fastify/swagger';
 import { AppError, errors, isAppError, type FieldErrors } from '../errors.ts';
