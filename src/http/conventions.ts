@@ -9,6 +9,7 @@ import { AppError, errors, isAppError, type FieldErrors } from '../errors.ts';
 import { checkRouteAccess, ROUTE_ACCESS_VALUES } from '../access/index.ts';
 import { authenticateTempTokenParameter, type AuthenticatorRegistry } from './authenticate.ts';
 import './fastify-types.ts';
+import { readMultipartFields } from './multipart.ts';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const ETAG_MAX_BYTES = 256 * 1024;
@@ -74,6 +75,8 @@ function databaseInputProblem(error: unknown): string | undefined {
       return undefined;
   }
 }
+
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 const MULTIPART_PROBLEM = /^(Multipart: Boundary not found|Unexpected end of (form|file|multipart data)|Part terminated early|Malformed (part header|urlencoded form)|Malformed multipart)/;
 
@@ -152,6 +155,15 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
     if (urlKey !== undefined) actor = await authenticateTempTokenParameter(deps, urlKey);
     request.ctx = { ...base, actor };
     checkRouteAccess(config.access, actor, base.challenge);
+  });
+
+  // Routes that take fields read a multipart form like a urlencoded one, and an absent body on a
+  // write as an empty one, as DRF does; upload routes read their multipart bodies themselves.
+  app.addHook('preValidation', async (request) => {
+    const config = request.routeOptions.config;
+    if (config.upload || config.methodNotAllowed || config.optionsRoute) return;
+    if (request.isMultipart()) request.body = await readMultipartFields(request, deps.config.bodyLimitBytes);
+    else if (request.body === undefined && WRITE_METHODS.has(request.method)) request.body = {};
   });
 
   // The Allow value of each route, worked out once (routes are all registered before serving).

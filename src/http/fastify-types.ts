@@ -15,6 +15,8 @@ declare module 'fastify' {
     cache?: CachePolicy;
     /** Set on the generated 405 routes, which must not count as allowed methods. */
     methodNotAllowed?: boolean;
+    /** The handler reads a multipart body itself (file uploads); other routes get its fields as their body. */
+    upload?: boolean;
     /** The OPTIONS answer of a path (its Allow header and a description), added for every path. */
     optionsRoute?: boolean;
     /** OpenRosa endpoints (ODK Collect, Enketo): OpenRosa headers, and errors as OpenRosa XML. */

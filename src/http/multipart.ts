@@ -35,3 +35,16 @@ export async function readBody(request: FastifyRequest, maxFileBytes: number): P
   }
   return { fields, files };
 }
+
+/**
+ * A multipart body's text fields, for routes that take fields only (DRF parses multipart forms
+ * everywhere, so a browser's FormData works on any endpoint). File parts are read past and left out.
+ */
+export async function readMultipartFields(request: FastifyRequest, maxFieldBytes: number): Promise<Record<string, unknown>> {
+  const fields: Record<string, unknown> = {};
+  for await (const part of request.parts({ limits: { fieldSize: maxFieldBytes, fields: 100, files: 10 } })) {
+    if (part.type === 'file') part.file.resume();
+    else fields[part.fieldname] = part.value;
+  }
+  return fields;
+}

@@ -157,6 +157,22 @@ describe('input the database refuses', () => {
     assert.ok(path.statusCode === 400 || path.statusCode === 404, String(path.statusCode));
   });
 
+  test('endpoints that take fields read a multipart form like a urlencoded one; an absent body is an empty one', async () => {
+    const { multipart } = await import('../helpers.ts');
+    const form = multipart({ name: 'Multipart project' });
+    const made = await server.app.inject({ method: 'POST', url: '/api/v1/projects', headers: { ...bob.auth, ...form.headers }, payload: form.payload });
+    assert.equal(made.statusCode, 201, made.body);
+    assert.equal(made.json().name, 'Multipart project');
+    const register = multipart({ username: 'multi', first_name: 'Multi', email: 'multi@example.org', password: 'a-long-Passphrase-7' });
+    const registered = await server.app.inject({ method: 'POST', url: '/api/v1/profiles', headers: register.headers, payload: register.payload });
+    assert.equal(registered.statusCode, 201, registered.body);
+    const empty = await server.app.inject({ method: 'POST', url: '/api/v1/projects', headers: bob.auth });
+    assert.equal(empty.statusCode, 400);
+    assert.deepEqual(empty.json(), { name: ['This field is required.'] });
+    const nothing = await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', headers: bob.auth });
+    assert.equal(nothing.statusCode, 200, nothing.body);
+  });
+
   test('a broken multipart body (no boundary, cut short) is a 400 on every upload route, never a 500', async () => {
     const formId = Number(
       (await server.app.inject({ method: 'POST', url: '/api/v1/forms', headers: bob.auth, payload: { text_xls_form: 'survey,,,\n,type,name,label\n,text,q,Q\n' } })).json().formid,

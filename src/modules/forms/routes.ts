@@ -20,7 +20,7 @@ type Pk = { Params: { pk: string } };
 export function registerFormRoutes(app: FastifyInstance): void {
   registerAsyncFormRoutes(app);
   app.post('/api/v1/forms', {
-    config: { access: 'authenticated' },
+    config: { access: 'authenticated', upload: true },
     schema: {
       tags: ['forms'],
       summary: 'Publish an XLSForm: multipart xls_file, or xls_url / dropbox_xls_url; optional owner (username) and project (id)',
@@ -89,7 +89,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     app.route<Pk>({
       method,
       url: '/api/v1/forms/:pk',
-      config: { access: 'authenticated' },
+      config: { access: 'authenticated', upload: true },
       schema: {
         tags: ['forms'],
         summary:
@@ -187,7 +187,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
 export function registerAsyncFormRoutes(app: FastifyInstance): void {
   app.post('/api/v1/forms/create_async', {
-    config: { access: 'authenticated' },
+    config: { access: 'authenticated', upload: true },
     schema: { tags: ['forms'], summary: 'Publish an XLSForm (multipart xls_file) in the background; answers 202 {job_uuid}' },
     handler: async (request, reply) =>
       reply.code(202).send(await startAsyncPublish(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),

@@ -20,7 +20,7 @@ const ENDPOINTS: ReadonlyArray<{ endpoint: ImportEndpoint; fields: readonly stri
 export function registerImportRoutes(app: FastifyInstance): void {
   for (const { endpoint, fields, summary } of ENDPOINTS) {
     app.post<Post>(`/api/v1/forms/:pk/${endpoint}`, {
-      config: { access: 'authenticated' },
+      config: { access: 'authenticated', upload: true },
       schema: {
         tags: ['forms'],
         summary: `${summary}: {additions, updates, duplicates, info} at once, or {task_id} for a larger file`,

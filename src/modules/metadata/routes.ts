@@ -28,7 +28,7 @@ export function registerMetadataRoutes(app: FastifyInstance): void {
   });
 
   app.post('/api/v1/metadata', {
-    config: { access: 'authenticated' },
+    config: { access: 'authenticated', upload: true },
     schema: {
       tags: ['metadata'],
       summary:

@@ -156,7 +156,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
 
   app.post<Pk>('/api/v1/projects/:pk/forms', {
     preHandler: rejectHostileInput,
-    config: { access: 'authenticated' },
+    config: { access: 'authenticated', upload: true },
     schema: {
       tags: ['projects'],
       summary: 'Publish an XLSForm into the project (multipart xls_file, or xls_url), or move a form in ({formid})',

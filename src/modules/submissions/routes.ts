@@ -135,7 +135,7 @@ async function answer(request: FastifyRequest, reply: FastifyReply, target: Subm
 }
 
 export function registerSubmissionRoutes(app: FastifyInstance): void {
-  const config = { access: 'anyone' as const, openrosa: true };
+  const config = { access: 'anyone' as const, openrosa: true, upload: true };
   for (const url of ['/submission', '/api/v1/submissions']) {
     app.route({
       method: ['POST', 'HEAD'],
