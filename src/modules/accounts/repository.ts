@@ -49,11 +49,27 @@ export async function usernameExists(db: DbOrTx, username: string, exceptId?: nu
   return (await query.executeTakeFirst()) !== undefined;
 }
 
-/** onadata compares e-mails exactly (case-sensitive) when checking for duplicates. */
+/**
+ * Whether a person's account already uses the e-mail, in any case: sign-in by e-mail ignores case,
+ * so two accounts differing only in case could not both sign in by it (onadata compares exactly).
+ * Organisation accounts never sign in and may share a member's address.
+ */
 export async function emailInUse(db: DbOrTx, email: string, exceptId?: number): Promise<boolean> {
-  let query = db.selectFrom('users').select('id').where('email', '=', email);
+  let query = db.selectFrom('users').select('id').where(sql<string>`lower(email)`, '=', email.toLowerCase()).where('is_org', '=', false);
   if (exceptId !== undefined) query = query.where('id', '!=', exceptId);
   return (await query.executeTakeFirst()) !== undefined;
+}
+
+const ACCOUNT_NAMES_LOCK_SPACE = 8023;
+
+/**
+ * Serialises registrations that want the same username or e-mail (any case) until the
+ * transaction ends, so the second sees the first's account and gets the usual 400.
+ */
+export async function lockAccountNames(db: DbOrTx, names: readonly string[]): Promise<void> {
+  for (const name of [...new Set(names.map((n) => n.toLowerCase()))].sort()) {
+    await sql`SELECT pg_advisory_xact_lock(${ACCOUNT_NAMES_LOCK_SPACE}::integer, hashtext(${name}))`.execute(db);
+  }
 }
 
 export async function insertUser(db: DbOrTx, user: NewUser): Promise<UserRow> {

@@ -79,7 +79,7 @@ export function registerAccountRoutes(app: FastifyInstance): void {
   });
 
   app.get<{ Querystring: { users?: string } }>('/api/v1/profiles', {
-    config: { access: 'authenticated', cache: 'public' },
+    config: { access: 'anyone', cache: 'public' },
     schema: {
       tags: ['profiles'],
       summary: 'Your profile, or the profiles of `users`',

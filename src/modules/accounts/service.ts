@@ -21,6 +21,7 @@ import {
   listActiveUsers,
   listActiveUsersByUsernames,
   listPasswordHistory,
+  lockAccountNames,
   updateUser,
   usernameExists,
   type UserPatch,
@@ -97,7 +98,9 @@ export async function getProfile(ctx: RequestContext, lookup: string): Promise<R
 }
 
 export async function listProfiles(ctx: RequestContext, usersParam: string | undefined): Promise<Record<string, unknown>[]> {
-  const actor = requireUser(ctx.actor);
+  // The spec: "Anonymous callers get an empty result" (onadata answers 401).
+  if (!isAuthenticated(ctx.actor)) return [];
+  const actor = ctx.actor.user;
   const names = (usersParam ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   const rows = names.length ? await listActiveUsersByUsernames(ctx.db, names) : [actor];
   return rows.map((row) => profileToApi(row, ctx.baseUrl, viewOf(ctx, row, true)));
@@ -194,9 +197,12 @@ export async function registerProfile(ctx: RequestContext, payload: Payload): Pr
   const passwordHash = await hashPassword(password);
   const creator = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;
   const username = fields.patch.username ?? '';
+  const email = fields.patch.email ?? '';
   const created = await ctx.db.transaction().execute(async (trx) => {
-    // A concurrent registration may have taken the name since validation.
+    // A concurrent registration may have taken the name or the address since validation.
+    await lockAccountNames(trx, [username, email]);
     if (await usernameExists(trx, username)) throw errors.saveFailed(`User account ${username} already exists`);
+    if (email && (await emailInUse(trx, email))) throw errors.validation({ email: ['This email address is already in use. '] });
     const user = await insertUser(trx, {
       ...fields.patch,
       username,
