@@ -238,6 +238,14 @@ describe('PATCH /api/v1/profiles/{username}', () => {
     bob.email = 'b2@x.org';
   });
 
+  test('the password check counts toward the change-password lockout: it is no guessing oracle', async () => {
+    const guesser = await createUser(server.app, 'guesser');
+    for (let i = 0; i < 10; i++) await patch('guesser', { city: 'X', password: `guess-${i}` }, guesser.auth);
+    const locked = await patch('guesser', { city: 'X', password: guesser.password }, guesser.auth);
+    assert.equal(locked.statusCode, 400);
+    assert.match(String(locked.json()[0]), /^Too many password reset attempts\. Try again in \d+ minutes$/);
+  });
+
   test('metadata with overwrite=false merges and answers only the metadata', async () => {
     await patch('bob', { metadata: { zebra: { key1: 'v1' } } }, bob.auth);
     const merged = await patch('bob', 'metadata=%7B%22zebra%22%3A%7B%22key3%22%3A%22v3%22%7D%7D&overwrite=false', bob.auth, 'application/x-www-form-urlencoded');

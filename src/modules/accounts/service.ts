@@ -249,8 +249,18 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
   const patch: UserPatch = { ...fields.patch };
   let metadata = fields.metadata ?? profile.metadata;
 
-  if (fields.password !== undefined && !(await verifyPassword(fields.password, profile.password_hash))) {
-    throw errors.saveFailed('Invalid password');
+  if (fields.password !== undefined) {
+    // The password check here counts with change_password's: otherwise a token (a temporary or
+    // third-party one) could guess the account's password here without limit.
+    const key = `change_password:${profile.id}`;
+    const now = ctx.clock.now();
+    const failures = await findLoginFailures(ctx.db, key);
+    if (failures?.locked_until && failures.locked_until > now) throw errors.saveFailed(tooManyAttempts(failures.locked_until, now));
+    if (!(await verifyPassword(fields.password, profile.password_hash))) {
+      const row = await recordLoginFailure(ctx.db, key, now, ctx.config.maxChangePasswordAttempts, new Date(now.getTime() + ctx.config.lockoutSeconds * 1000));
+      if (row.locked_until && row.locked_until > now) throw errors.saveFailed(tooManyAttempts(row.locked_until, now));
+      throw errors.saveFailed('Invalid password');
+    }
   }
   if (has(payload, 'email')) {
     if (fields.password === undefined) throw errors.saveFailed('Your password is required when updating your email address.');
@@ -270,6 +280,10 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
 
 // ---------------------------------------------------------------- passwords
 
+function tooManyAttempts(until: Date, now: Date): string {
+  return `Too many password reset attempts. Try again in ${Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000))} minutes`;
+}
+
 export async function changePassword(ctx: RequestContext, lookup: string, payload: Payload): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const profile = await loadProfile(ctx, lookup);
@@ -281,8 +295,7 @@ export async function changePassword(ctx: RequestContext, lookup: string, payloa
 
   const key = `change_password:${profile.id}`;
   const now = ctx.clock.now();
-  const lockedMessage = (until: Date): string =>
-    `Too many password reset attempts. Try again in ${Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000))} minutes`;
+  const lockedMessage = (until: Date): string => tooManyAttempts(until, now);
   const failures = await findLoginFailures(ctx.db, key);
   if (failures?.locked_until && failures.locked_until > now) throw errors.errorKey(lockedMessage(failures.locked_until));
 
