@@ -23,6 +23,16 @@ export function openRosaMessage(message: string, nature = ''): string {
   return `<?xml version='1.0' encoding='UTF-8' ?>\n<OpenRosaResponse xmlns="http://openrosa.org/http/response"><message nature="${escapeXml(nature)}">${escapeXml(message)}</message></OpenRosaResponse>`;
 }
 
+/**
+ * An attachment's Content-Disposition (RFC 6266): a plain-ASCII `filename` for old clients and the
+ * real name, percent-encoded UTF-8, in `filename*` (raw UTF-8 in a header reads as Latin-1).
+ * `fallback` replaces the plain name, e.g. onadata's `download.csv` for exports.
+ */
+export function attachmentDisposition(fileName: string, fallback?: string): string {
+  const plain = fallback ?? fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
 /** `/api/v1/forms.json` and `/api/v1/forms/1.json/` are the same resources without the suffix. */
 export function stripFormatSuffix(url: string): string {
   const q = url.indexOf('?');

@@ -221,15 +221,19 @@ describe('listing and reading forms', () => {
     assert.equal(json.statusCode, 200);
     assert.equal(json.json().id_string, 'listing_form');
     assert.equal(json.json().type, 'survey');
-    assert.equal(json.headers['content-disposition'], 'attachment; filename=listing_form.json');
+    assert.equal(json.headers['content-disposition'], `attachment; filename="listing_form.json"; filename*=UTF-8''listing_form.json`);
     const xml = await get(`/api/v1/forms/${formId}/form.xml`, bob);
     assert.match(String(xml.headers['content-type']), /^application\/xml/);
     assert.ok(xml.body.includes('<h:title>Form listing_form</h:title>'));
     const xls = await get(`/api/v1/forms/${formId}/form.xls`, bob);
     assert.equal(xls.statusCode, 200);
     // The stored file keeps its own extension.
-    assert.equal(xls.headers['content-disposition'], 'attachment; filename=listing_form.csv');
+    assert.equal(xls.headers['content-disposition'], `attachment; filename="listing_form.csv"; filename*=UTF-8''listing_form.csv`);
     assert.ok(xls.body.includes('listing_form'));
+    // A name beyond ASCII reaches clients percent-encoded, with a plain fallback.
+    const accented = await publishOk(bob, 'fórm_ü');
+    const named = await get(`/api/v1/forms/${String(accented['formid'])}/form.xml`, bob);
+    assert.equal(named.headers['content-disposition'], `attachment; filename="f_rm__.xml"; filename*=UTF-8''f%C3%B3rm_%C3%BC.xml`);
     assert.equal((await get(`/api/v1/forms/${formId}/form.csvzip`, bob)).statusCode, 400);
     assert.equal((await get(`/api/v1/forms/${formId}/form.xml`, alice)).statusCode, 404);
   });

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { exportStatus, startExport, type Query } from './jobs.ts';
 import { deleteExport, downloadExport, listExports } from './records.ts';
 import { completeGoogleAuthorization } from './gsheets.ts';
+import { attachmentDisposition } from '../../http/conventions.ts';
 
 const ExportAsyncQuery = Type.Object(
   {
@@ -21,10 +22,6 @@ const ExportAsyncQuery = Type.Object(
 /** onadata's export viewset takes a temporary token in the URL, for links opened outside the API client. */
 const TempTokenParameter = Type.String({ description: 'a temporary token (from /api/v1/user), when no Authorization header is sent' });
 
-function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
 
 export function registerExportJobRoutes(app: FastifyInstance): void {
   app.get<{ Params: { pk: string }; Querystring: Query }>('/api/v1/forms/:pk/export_async', {
@@ -80,7 +77,7 @@ export function registerExportJobRoutes(app: FastifyInstance): void {
       return reply
         .type(download.contentType)
         .header('content-length', String(download.size))
-        .header('content-disposition', contentDisposition(download.fileName))
+        .header('content-disposition', attachmentDisposition(download.fileName))
         .header('x-content-type-options', 'nosniff')
         .send(download.stream);
     },

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawQuery } from './options.ts';
 import { exportOptionsFor, isExportFormat, loadExportTarget, renderExport, type ExportFormat } from './render.ts';
 import { isXlsReportRequest, renderXlsReport } from './xls-report.ts';
+import { attachmentDisposition } from '../../http/conventions.ts';
 
 const SUFFIX = /^(\d+)\.([a-z]+)$/;
 
@@ -17,7 +18,7 @@ export function exportSuffix(pk: string): { pk: string; format: ExportFormat } |
 
 /** RFC 6266 header as onadata writes it: a plain fallback name and the real one in UTF-8. */
 export function contentDisposition(fileName: string, extension: string): string {
-  return `attachment; filename="download.${extension}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+  return attachmentDisposition(fileName, `download.${extension}`);
 }
 
 export async function sendExport(request: FastifyRequest, reply: FastifyReply, target: { pk: string; format: ExportFormat }): Promise<FastifyReply> {

@@ -9,6 +9,7 @@ import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
 import { exportSuffix, sendExport } from '../exports/routes.ts';
+import { attachmentDisposition } from '../../http/conventions.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
 const PageQuery = {
@@ -118,7 +119,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     schema: { tags: ['forms'], summary: 'The form as JSON (form.json), XML (form.xml) or the uploaded spreadsheet (form.xls)', params: IdParams },
     handler: async (request, reply) => {
       const file = await forms.formRepresentation(request.ctx, request.params.pk, 'json');
-      return reply.type(file.contentType).header('content-disposition', `attachment; filename=${file.fileName}`).send(file.body);
+      return reply.type(file.contentType).header('content-disposition', attachmentDisposition(file.fileName)).send(file.body);
     },
   });
   app.get<{ Params: { pk: string; format: string } }>('/api/v1/forms/:pk/form.:format', {
@@ -126,7 +127,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     schema: { hide: true, params: Type.Object({ pk: Type.String(), format: Type.String() }) },
     handler: async (request, reply) => {
       const file = await forms.formRepresentation(request.ctx, request.params.pk, request.params.format);
-      return reply.type(file.contentType).header('content-disposition', `attachment; filename=${file.fileName}`).send(file.body);
+      return reply.type(file.contentType).header('content-disposition', attachmentDisposition(file.fileName)).send(file.body);
     },
   });
 

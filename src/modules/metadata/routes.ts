@@ -2,6 +2,7 @@
 // documents): a schema, an access rule and one service call each.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { attachmentDisposition } from '../../http/conventions.ts';
 import { readBody } from '../../http/multipart.ts';
 import { asPayload } from '../../http/payload.ts';
 import * as metadata from './service.ts';
@@ -10,11 +11,6 @@ const IdParams = Type.Object({ pk: Type.String({ description: 'metadata entry id
 const Entry = Type.Object({}, { additionalProperties: true, description: 'onadata metadata entry: id, xform, data_value, data_type, data_file, extra_data, data_file_type, media_url, file_hash, url, date_created' });
 type Pk = { Params: { pk: string } };
 
-/** An attachment's Content-Disposition: a plain-ASCII name for old clients, the real one in filename*. */
-function attachment(fileName: string): string {
-  const plain = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
-}
 
 export function registerMetadataRoutes(app: FastifyInstance): void {
   app.get<{ Querystring: { xform?: string } }>('/api/v1/metadata', {
@@ -56,7 +52,7 @@ export function registerMetadataRoutes(app: FastifyInstance): void {
       if (download.kind === 'redirect') return reply.redirect(download.location, 302);
       return reply
         .type(download.contentType)
-        .header('content-disposition', attachment(download.fileName))
+        .header('content-disposition', attachmentDisposition(download.fileName))
         .header('x-content-type-options', 'nosniff')
         .send(Buffer.from(download.bytes));
     },

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { RequestContext } from '../../context.ts';
 import * as openrosa from './service.ts';
+import { attachmentDisposition } from '../../http/conventions.ts';
 
 const XML = 'text/xml; charset=utf-8';
 
@@ -71,13 +72,13 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
         if (media.kind === 'export') {
           return reply
             .type('text/csv; charset=utf-8')
-            .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(media.fileName)}`)
+            .header('content-disposition', attachmentDisposition(media.fileName))
             .header('cache-control', 'private, no-store')
             .send(Readable.from(media.file.chunks));
         }
         return reply
           .type(media.contentType)
-          .header('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(media.fileName)}`)
+          .header('content-disposition', attachmentDisposition(media.fileName))
           .header('x-content-type-options', 'nosniff')
           .send(typeof media.content === 'string' ? media.content : Buffer.from(media.content));
       },

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { AppError, errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
-import { openRosaMessage } from '../../http/conventions.ts';
+import { attachmentDisposition, openRosaMessage } from '../../http/conventions.ts';
 import { randomUUID } from 'node:crypto';
 import * as data from './data.ts';
 import { recordsGeoJson } from './geojson.ts';
@@ -218,7 +218,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
     schema: { tags: ['data'], summary: 'A submission attachment', params: Type.Object({ id: Type.String() }) },
     handler: async (request, reply) => {
       const file = await data.attachmentFile(request.ctx, request.params.id);
-      return reply.type(file.mimetype).header('content-disposition', `attachment; filename=${JSON.stringify(file.name)}`).send(Buffer.from(file.data));
+      return reply.type(file.mimetype).header('content-disposition', attachmentDisposition(file.name)).send(Buffer.from(file.data));
     },
   });
 }
