@@ -98,6 +98,68 @@ describe('OpenRosa submission', () => {
     assert.equal(records[0].name, 'After');
     assert.equal(records[0]._uuid, edited);
     assert.equal(records[0]._edited, true);
+
+    // The earlier version is kept, and shown at /history.
+    const history = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}/${String(records[0]._id)}/history`, headers: bob.auth });
+    assert.equal(history.statusCode, 200, history.body);
+    assert.deepEqual(history.json().map((v: Record<string, unknown>) => [v['_uuid'], v['name']]), [[original, 'Before']]);
+  });
+
+  test('edit conflicts: a second edit of the same version is a 409; re-sent versions are duplicates; one record stays', async () => {
+    const original = randomUUID();
+    const first = randomUUID();
+    const second = randomUUID();
+    const posts = [
+      householdXml({ uuid: original, name: 'Orig' }),
+      householdXml({ uuid: first, name: 'Edit one', deprecated: original }),
+      householdXml({ uuid: first, name: 'Edit one', deprecated: original }),
+      householdXml({ uuid: second, name: 'Edit two', deprecated: original }),
+      householdXml({ uuid: original, name: 'Orig' }),
+    ];
+    const statuses: number[] = [];
+    for (const xml of posts) statuses.push((await submit('/bob/submission', xml)).statusCode);
+    assert.deepEqual(statuses, [201, 201, 202, 409, 202]);
+    const query = encodeURIComponent(JSON.stringify({ name: { $in: ['Orig', 'Edit one', 'Edit two'] } }));
+    const records = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${query}`, headers: bob.auth })).json();
+    assert.deepEqual(records.map((r: Record<string, unknown>) => r['name']), ['Edit one']);
+  });
+
+  test('with require_auth, editing needs an editor role: data entry may add records, not replace them', async () => {
+    const original = randomUUID();
+    const dave = await createUser(server.app, 'dave');
+    assert.equal((await submit('/bob/submission', householdXml({ uuid: original, name: 'Bob’s' }), bob.auth)).statusCode, 201);
+    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'dave', role: 'dataentry' }, headers: bob.auth });
+    await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', payload: { require_auth: true }, headers: bob.auth });
+    try {
+      const edit = await submit('/bob/submission', householdXml({ uuid: randomUUID(), name: 'Overwritten', deprecated: original }), dave.auth);
+      assert.equal(edit.statusCode, 403);
+      assert.match(edit.body, /dave is not allowed to make edit submissions to bob's Household form\./);
+      await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'dave', role: 'editor' }, headers: bob.auth });
+      assert.equal((await submit('/bob/submission', householdXml({ uuid: randomUUID(), name: 'Edited', deprecated: original }), dave.auth)).statusCode, 201);
+    } finally {
+      await server.app.inject({ method: 'PATCH', url: '/api/v1/profiles/bob', payload: { require_auth: false }, headers: bob.auth });
+    }
+  });
+
+  test('an enumerator’s own address lists and takes forms shared with them; read-only roles do not get forms on devices', async () => {
+    const carol = await createUser(server.app, 'carol');
+    const reader = await createUser(server.app, 'reader');
+    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'carol', role: 'dataentry' }, headers: bob.auth });
+    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'reader', role: 'readonly' }, headers: bob.auth });
+    const list = await server.app.inject({ method: 'GET', url: '/carol/formList', headers: carol.auth });
+    assert.match(list.body, new RegExp(`<downloadUrl>http://testserver/bob/forms/${formId}/form.xml</downloadUrl>`));
+    const xform = (await server.app.inject({ method: 'GET', url: `/bob/forms/${formId}/form.xml`, headers: carol.auth })).body;
+    const formhubUuid = /<formhub><uuid>([^<]+)<\/uuid><\/formhub>/.exec(xform)?.[1] ?? '';
+    assert.notEqual(formhubUuid, '');
+    const posted = await submit('/carol/submission', householdXml({ uuid: randomUUID(), formhubUuid }), carol.auth);
+    assert.equal(posted.statusCode, 201, posted.body);
+    assert.doesNotMatch((await server.app.inject({ method: 'GET', url: '/formList', headers: reader.auth })).body, /<formID>household<\/formID>/);
+  });
+
+  test('an empty POST without credentials where they are needed is answered with the challenge (curl --digest probes so)', async () => {
+    const res = await server.app.inject({ method: 'POST', url: '/submission', headers: { 'content-length': '0' } });
+    assert.equal(res.statusCode, 401);
+    assert.match(String(res.headers['www-authenticate']), /^Digest /);
   });
 
   test('bad submissions get clear 400s and store nothing', async () => {

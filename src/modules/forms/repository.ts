@@ -243,6 +243,13 @@ export async function listFormMembers(db: DbOrTx, formIds: readonly number[]): P
   return rows.map((r) => ({ ...r, role: r.role as Role }));
 }
 
+/** The roles a user holds on some forms. */
+export async function formRolesOfUser(db: DbOrTx, formIds: readonly number[], userId: number): Promise<Map<number, Role>> {
+  if (formIds.length === 0) return new Map();
+  const rows = await db.selectFrom('form_roles').select(['form_id', 'role']).where(sql<boolean>`form_id = ANY(${[...formIds]}::int[])`).where('user_id', '=', userId).execute();
+  return new Map(rows.map((r) => [r.form_id, r.role as Role]));
+}
+
 /** The roles some users hold on one form. */
 export async function formRolesOfUsers(db: DbOrTx, formId: number, userIds: readonly number[]): Promise<Map<number, Role>> {
   if (userIds.length === 0) return new Map();

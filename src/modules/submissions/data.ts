@@ -8,6 +8,9 @@ import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { queryCondition, sortOrder } from './query.ts';
 import * as repo from './repository.ts';
+import { buildFormSchema } from './form-schema.ts';
+import { parseInstance } from './instance-xml.ts';
+import { isoTimestamp } from '../../platform/clock.ts';
 
 /** Who sees which records: all (VXA or public data), only their own (VXD alone), or none. */
 function dataScope(ctx: RequestContext, visible: VisibleForm): 'all' | 'own' {
@@ -114,6 +117,23 @@ export async function getRecord(ctx: RequestContext, rawId: string, rawDataId: s
   const found = await repo.findRecordText(ctx.db, visible.form.id, parseDataId(rawDataId), ctx.baseUrl);
   if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
   return found.text;
+}
+
+/**
+ * GET /api/v1/data/{pk}/{dataid}/history: the record's earlier versions, oldest first, each as the
+ * record it was (read from its archived XML), with the uuid it had then.
+ */
+export async function recordHistory(ctx: RequestContext, rawId: string, rawDataId: string): Promise<Record<string, unknown>[]> {
+  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const dataId = parseDataId(rawDataId);
+  const found = await repo.findRecordText(ctx.db, visible.form.id, dataId, ctx.baseUrl);
+  if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
+  const schema = buildFormSchema((await forms.findFormDefinition(ctx.db, visible.form.id)).json);
+  return (await repo.listRecordHistory(ctx.db, visible.form.id, dataId)).map((version) => {
+    const parsed = parseInstance(version.xml, schema, { maxBytes: ctx.config.uploadLimitBytes });
+    const record = parsed.ok ? parsed.record : {};
+    return { ...record, _id: dataId, _uuid: version.uuid, _xform_id_string: visible.form.id_string, _date_archived: isoTimestamp(version.date_created) };
+  });
 }
 
 export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId: string): Promise<void> {

@@ -71,8 +71,11 @@ function peekIdentity(xml: string): Identity {
 async function findTargetForm(ctx: RequestContext, identity: Identity, owner: UserRow | undefined): Promise<repo.SubmissionForm> {
   const { idString, formhubUuid } = identity;
   if (formhubUuid) {
+    // The form a device downloaded names itself by its uuid, whichever account's address the
+    // device posts to (an enumerator's own, for a form shared with them): onadata does the same,
+    // and the caller's right to submit to it is checked next.
     const byUuid = await repo.findSubmissionFormByUuid(ctx.db, formhubUuid);
-    if (byUuid && (!owner || byUuid.owner_id === owner.id)) return byUuid;
+    if (byUuid) return byUuid;
   }
   const account = owner ?? (isAuthenticated(ctx.actor) ? ctx.actor.user : undefined);
   if (!idString) throw errors.badRequest('Improperly formatted XML.');
@@ -100,6 +103,18 @@ async function checkMaySubmit(
     throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make submissions to ${owner.username}'s ${form.title} form.`);
   }
   return { ownerRequireAuth: owner.require_auth, role };
+}
+
+/**
+ * An edit (deprecatedID) of a form whose owner requires auth needs the right to change the form's
+ * data (editors), as in onadata: a data-entry role may add records, not replace others'.
+ */
+async function requireEditPermission(ctx: RequestContext, db: DbOrTx, access: SubmissionAccess): Promise<void> {
+  if (!isAuthenticated(ctx.actor) || !access.ownerRequireAuth) return;
+  if (formAllows({ shared: access.form.shared, role: access.role ?? undefined }, 'change_xform')) return;
+  // Read inside the caller's transaction: the embedded database has one connection.
+  const owner = await findActiveUserById(db, access.form.owner_id);
+  throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make edit submissions to ${owner?.username ?? ''}'s ${access.form.title} form.`);
 }
 
 /** Finds the form the submission is for and decides, from the database, whether the caller may submit. */
@@ -195,11 +210,11 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   const done = (kind: SubmissionOutcome['kind'], instanceId: number): SubmissionOutcome => ({
     status: kind === 'duplicate' ? 202 : 201, kind, instanceId, uuid, form, submissionDate,
   });
-  /** The stored instance with this uuid, for a duplicate. */
+  /** The stored record with this uuid, or one of whose earlier versions had it, for a duplicate. */
   const existingId = async (db: DbOrTx): Promise<number> => {
-    const existing = await repo.findInstanceByUuid(db, form.id, uuid);
-    if (!existing) throw new Error('duplicate instance vanished');
-    return existing.id;
+    const existing = (await repo.findInstanceByUuid(db, form.id, uuid))?.id ?? (await repo.recordOfArchivedUuid(db, form.id, uuid));
+    if (existing === undefined) throw new Error('duplicate instance vanished');
+    return existing;
   };
 
   // The common case, a submission without media or edit, is one statement and no transaction.
@@ -218,7 +233,16 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
     let instanceId: number;
     let kind: SubmissionOutcome['kind'];
     const edited = meta.deprecatedUuid ? await repo.findInstanceByUuid(trx, form.id, meta.deprecatedUuid) : undefined;
+    if (meta.deprecatedUuid && !(edited && !edited.deleted_at)) {
+      // The version this edit started from was already replaced: another edit won (onadata's 409),
+      // unless this very edit was stored before and is being re-sent.
+      const resent = (await repo.findInstanceByUuid(trx, form.id, uuid)) !== undefined || (await repo.uuidInHistory(trx, form.id, uuid));
+      if (!resent && (await repo.uuidInHistory(trx, form.id, meta.deprecatedUuid))) {
+        throw new AppError(409, { detail: 'Submission has been modified since it was last fetched.' });
+      }
+    }
     if (edited && !edited.deleted_at) {
+      await requireEditPermission(ctx, trx, access);
       await repo.archiveAndReplace(trx, edited, {
         uuid, xml, json, version: meta.version ?? form.version, total_media: referenced.size, has_geopoint: hasGeopoint, repeat_counts: meta.repeatCounts,
         editedBy: submitter, now: ctx.clock.now(),

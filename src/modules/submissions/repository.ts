@@ -11,8 +11,18 @@ export async function findInstanceByUuid(db: DbOrTx, formId: number, uuid: strin
 }
 
 export async function uuidInHistory(db: DbOrTx, formId: number, uuid: string): Promise<boolean> {
-  const row = await db.selectFrom('instance_history').select('id').where('form_id', '=', formId).where('uuid', '=', uuid).executeTakeFirst();
-  return row !== undefined;
+  return (await recordOfArchivedUuid(db, formId, uuid)) !== undefined;
+}
+
+/** A record's archived versions, oldest first. */
+export async function listRecordHistory(db: DbOrTx, formId: number, instanceId: number): Promise<Array<{ uuid: string; xml: string; date_created: Date }>> {
+  return db.selectFrom('instance_history').select(['uuid', 'xml', 'date_created']).where('form_id', '=', formId).where('instance_id', '=', instanceId).orderBy('id').execute();
+}
+
+/** The record one of whose earlier versions had this uuid (an edit archived it), if any. */
+export async function recordOfArchivedUuid(db: DbOrTx, formId: number, uuid: string): Promise<number | undefined> {
+  const row = await db.selectFrom('instance_history').select('instance_id').where('form_id', '=', formId).where('uuid', '=', uuid).executeTakeFirst();
+  return row?.instance_id;
 }
 
 export interface NewInstance {
@@ -258,14 +268,22 @@ export async function findSubmissionFormByIdString(db: DbOrTx, ownerId: number, 
  * Stores a new submission and counts it in one statement (so no explicit transaction and one
  * round trip). Returns the new id, or undefined when the form already has this uuid.
  */
+/**
+ * No earlier version of a record had this uuid: a re-sent original of an edited record is a
+ * duplicate of that record (onadata checks the edit history too), not a new record.
+ */
+const NOT_ARCHIVED = (instance: Pick<NewInstance, 'form_id' | 'uuid'>) =>
+  sql`NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${instance.form_id}::int AND h.uuid = ${instance.uuid}::text)`;
+
 export async function insertInstanceCounted(db: DbOrTx, instance: NewInstance): Promise<number | undefined> {
   const geo = instance.has_geopoint ? 1 : 0;
   const result = await sql<{ id: number }>`
     WITH ins AS (
       INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
-      VALUES (${instance.form_id}, ${instance.uuid}, ${instance.xml}, ${instance.json}::jsonb, ${instance.version}, ${instance.submitted_by},
-              ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}, ${instance.has_geopoint},
-              ${instance.repeat_counts}::jsonb)
+      SELECT ${instance.form_id}::int, ${instance.uuid}::text, ${instance.xml}::text, ${instance.json}::jsonb, ${instance.version}::text, ${instance.submitted_by}::int,
+             ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool,
+             ${instance.repeat_counts}::jsonb
+      WHERE ${NOT_ARCHIVED(instance)}
       ON CONFLICT (form_id, uuid) DO NOTHING
       RETURNING id, form_id, date_created
     ), counted AS (
@@ -316,7 +334,7 @@ export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInst
       SELECT ${instance.form_id}::int, ${instance.uuid}::text, ${instance.xml}::text, ${instance.json}::jsonb, ${instance.version}::text, ${instance.submitted_by}::int,
              ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool,
              ${instance.repeat_counts}::jsonb
-      FROM still WHERE still.allowed
+      FROM still WHERE still.allowed AND ${NOT_ARCHIVED(instance)}
       ON CONFLICT (form_id, uuid) DO NOTHING
       RETURNING id, form_id, date_created
     ), counted AS (
