@@ -258,6 +258,16 @@ describe('data API', () => {
     assert.equal((await server.app.inject({ method: 'GET', url, headers: bob.auth })).json().name, 'Cid');
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}/abc`, headers: bob.auth })).statusCode, 400);
     assert.equal((await data('', null)).statusCode, 404);
+    // public_data alone shares the records with everyone (the form itself stays private).
+    await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${formId}`, payload: { public_data: true }, headers: bob.auth });
+    try {
+      assert.equal((await data('', null)).statusCode, 200);
+      assert.equal((await server.app.inject({ method: 'GET', url })).json().name, 'Cid');
+      assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}` })).statusCode, 404);
+    } finally {
+      await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${formId}`, payload: { public_data: false }, headers: bob.auth });
+    }
+    assert.equal((await data('', null)).statusCode, 404);
     await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'alice', role: 'readonly' }, headers: bob.auth });
     assert.equal((await data('', alice)).statusCode, 200);
     const denied = await server.app.inject({ method: 'DELETE', url, headers: alice.auth });

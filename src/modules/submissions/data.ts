@@ -21,7 +21,16 @@ function dataScope(ctx: RequestContext, visible: VisibleForm): 'all' | 'own' {
 }
 
 async function loadDataForm(ctx: RequestContext, rawId: string): Promise<{ visible: VisibleForm; submittedBy: number | undefined }> {
-  const visible = await loadVisibleForm(ctx, rawId);
+  let visible: VisibleForm;
+  try {
+    visible = await loadVisibleForm(ctx, rawId);
+  } catch (error) {
+    // public_data alone shares a form's records, not the form itself (onadata's data viewset
+    // falls back to shared_data).
+    const form = /^\d{1,9}$/.test(rawId) ? await forms.findLiveForm(ctx.db, Number(rawId)) : undefined;
+    if (!form?.shared_data) throw error;
+    visible = { form, role: undefined };
+  }
   const scope = dataScope(ctx, visible);
   return { visible, submittedBy: scope === 'own' && isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined };
 }
