@@ -245,6 +245,28 @@ describe('data API', () => {
     assert.equal((await data(q({ "name') OR 1=1 --": 'x' }))).json().length, 0);
   });
 
+  test('column filters: uuid, submitted_by__username, version, date_created__*, media_all_received, tags', async () => {
+    const all = (await data('')).json() as Array<Record<string, unknown>>;
+    const ann = all.find((r) => r['name'] === 'Ann');
+    assert.ok(ann);
+    const names = async (params: string) => ((await data(params)).json() as Array<{ name: string }>).map((r) => r.name).sort();
+    assert.deepEqual(await names(`?uuid=${String(ann['_uuid'])}`), ['Ann']);
+    assert.deepEqual(await names('?uuid=00000000-0000-4000-8000-000000000000'), []);
+    assert.deepEqual(await names('?submitted_by__username=nobody'), []);
+    assert.deepEqual(await names('?version=nosuchversion'), []);
+    assert.equal((await names('?version=2026010101')).length, all.length);
+    assert.deepEqual(await names('?date_created__year__lt=2000'), []);
+    assert.equal((await names('?date_created__gte=2000-01-01')).length, all.length);
+    assert.deepEqual(await names('?date_created__lt=2000-01-01'), []);
+    assert.equal((await names('?media_all_received=true')).length + (await names('?media_all_received=false')).length, all.length);
+    assert.deepEqual(await names('?tags=nosuchtag'), []);
+    assert.equal((await names('?not_tagged=nosuchtag')).length, all.length);
+    // With a query, and paged (the cached match list is per filter).
+    assert.deepEqual(await names(`?query=${encodeURIComponent(JSON.stringify({ name: 'Ann' }))}&uuid=${String(ann['_uuid'])}&page=1&page_size=10`), ['Ann']);
+    assert.deepEqual(await names(`?query=${encodeURIComponent(JSON.stringify({ name: 'Ann' }))}&uuid=x`), []);
+    assert.equal((await data('?date_created__year=20x6')).statusCode, 400);
+  });
+
   test('page and page_size answer a bare array with Link navigation', async () => {
     const first = await data('?page=1&page_size=2');
     assert.equal(first.json().length, 2);

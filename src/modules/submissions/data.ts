@@ -7,6 +7,8 @@ import { getBlob } from '../blobs/repository.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { queryCondition, sortOrder } from './query.ts';
+import { recordFilters } from './record-filters.ts';
+import { sql } from 'kysely';
 import * as repo from './repository.ts';
 import { buildFormSchema } from './form-schema.ts';
 import { parseInstance } from './instance-xml.ts';
@@ -67,7 +69,8 @@ export interface DataPage {
 /** A page of records as JSON text, assembled without parsing the records again. */
 export async function listRecords(ctx: RequestContext, rawId: string, query: DataQuery, requestUrl: string): Promise<DataPage> {
   const { visible, submittedBy } = await loadDataForm(ctx, rawId);
-  const condition = queryCondition(query.query);
+  const filters = recordFilters(query as Readonly<Record<string, unknown>>);
+  const condition = sql`(${queryCondition(query.query)}) AND (${filters.condition})`;
   const order = sortOrder(query.sort);
   const fields = parseFields(query.fields);
   const paged = query.page !== undefined || query.page_size !== undefined;
@@ -81,7 +84,7 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   } else {
     // A page: the ordered ids of every match (cached while the form's data is unchanged) give
     // the count and the page's ids; only the page's records are then read and assembled.
-    const ids = await matchingIds(ctx, visible.form.id, query, { condition, order, ...own });
+    const ids = await matchingIds(ctx, visible.form.id, query, filters.key, { condition, order, ...own });
     if (paged) {
       const window = pageWindow(query);
       const { page, last } = resolvePage(window, ids.length);
@@ -100,11 +103,12 @@ async function matchingIds(
   ctx: RequestContext,
   formId: number,
   query: DataQuery,
+  filterKey: string,
   match: Pick<repo.RecordPage, 'condition' | 'order' | 'submittedBy'>,
 ): Promise<Int32Array> {
   // The version is read before the ids, so a change committed in between makes the entry stale.
   const version = await repo.formDataVersion(ctx.db, formId);
-  const key = JSON.stringify([formId, match.submittedBy ?? null, query.query ?? '', query.sort ?? '']);
+  const key = JSON.stringify([formId, match.submittedBy ?? null, query.query ?? '', query.sort ?? '', filterKey]);
   const cached = ctx.matchCache.get(key, version);
   if (cached) return cached;
   const ids = await repo.listMatchingIds(ctx.db, formId, match);

@@ -3,7 +3,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { errors } from '../../errors.ts';
 
-type Condition = RawBuilder<unknown>;
+export type Condition = RawBuilder<unknown>;
 
 /** Meta keys stored in columns rather than in the record JSON. */
 const COLUMN_FIELDS: Record<string, { column: RawBuilder<unknown>; type: 'int' | 'timestamp' | 'text' }> = {
@@ -77,7 +77,7 @@ function fieldCondition(field: string, value: unknown): Condition {
   return parts.length ? sql.join(parts, sql` AND `) : sql`TRUE`;
 }
 
-function objectCondition(query: Record<string, unknown>): Condition {
+export function objectCondition(query: Record<string, unknown>): Condition {
   const parts: Condition[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (key === '$or' || key === '$and') {
