@@ -359,6 +359,8 @@ describe('GeoJSON', () => {
     assert.equal(typeof feature.properties.id, 'number');
     assert.equal(typeof feature.properties.name, 'string');
     assert.equal(feature.properties.title, feature.properties.name);
+    const simple = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}.geojson?simple_style=true`, headers: bob.auth });
+    assert.deepEqual(simple.json().features[0].geometry, { type: 'Point', coordinates: [36.7921711, -1.2625621] });
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}.geojson` })).statusCode, 404);
   });
 });

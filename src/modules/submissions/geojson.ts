@@ -33,6 +33,8 @@ export interface GeoJsonQuery extends DataQuery {
   geo_field?: string | undefined;
   fields?: string | undefined;
   title?: string | undefined;
+  /** `true`: a record with one point is a Point, not a GeometryCollection of one (onadata's simple_style). */
+  simple_style?: string | undefined;
 }
 
 export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: GeoJsonQuery, requestUrl: string): Promise<{ body: string; link: string | undefined }> {
@@ -43,12 +45,14 @@ export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: 
   const extra = (query.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
   const page = await listRecords(ctx, rawId, { ...query, fields: undefined, page: query.page ?? '1', page_size: query.page_size ?? '1000' }, requestUrl);
   const records = JSON.parse(page.body) as Array<Record<string, unknown>>;
+  const simple = query.simple_style?.toLowerCase() === 'true';
   const features = records.map((record) => {
     const points = paths.flatMap((path) => valuesAt(record, path).map(pointOf)).filter((p): p is Point => p !== undefined);
     const properties: Record<string, unknown> = { id: record['_id'], xform: form.id };
     for (const field of extra) properties[field] = record[field] ?? null;
     if (query.title) properties['title'] = record[query.title] ?? null;
-    return { type: 'Feature', geometry: points.length ? { type: 'GeometryCollection', geometries: points } : null, properties };
+    const geometry = points.length === 0 ? null : simple && points.length === 1 ? points[0] : { type: 'GeometryCollection', geometries: points };
+    return { type: 'Feature', geometry, properties };
   });
   return { body: JSON.stringify({ type: 'FeatureCollection', features }), link: page.link };
 }

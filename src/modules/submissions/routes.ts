@@ -185,6 +185,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
         page_size: Type.Optional(Type.String()),
         geo_field: Type.Optional(Type.String({ description: '.geojson: the geopoint field to map' })),
         title: Type.Optional(Type.String({ description: '.geojson: the field shown as the feature title' })),
+        simple_style: Type.Optional(Type.String({ description: '.geojson: `true` makes a single point a Point rather than a GeometryCollection' })),
       }),
     },
     handler: async (request, reply) => {
