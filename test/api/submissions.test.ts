@@ -156,6 +156,21 @@ describe('OpenRosa submission', () => {
     assert.doesNotMatch((await server.app.inject({ method: 'GET', url: '/formList', headers: reader.auth })).body, /<formID>household<\/formID>/);
   });
 
+  test('an instance in the single-byte encoding its declaration names is read so; bytes that are not what they claim are refused', async () => {
+    const post = (bytes: Buffer) => {
+      const body = multipart({}, [{ name: 'xml_submission_file', fileName: 'submission.xml', content: bytes, contentType: 'text/xml' }]);
+      return server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: body.headers });
+    };
+    const uuid = randomUUID();
+    const latin = householdXml({ uuid, name: 'Caf\u00e9' }).replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="ISO-8859-1"?>');
+    assert.equal((await post(Buffer.from(latin, 'latin1'))).statusCode, 201);
+    const stored = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: uuid }))}`, headers: bob.auth })).json();
+    assert.equal(stored[0]?.name, 'Caf\u00e9');
+    const broken = await post(Buffer.from(householdXml({ uuid: randomUUID(), name: 'Caf\u00e9' }), 'latin1'));
+    assert.equal(broken.statusCode, 400);
+    assert.match(broken.body, /File likely corrupted during transmission, please try later\./);
+  });
+
   test('an empty POST without credentials where they are needed is answered with the challenge (curl --digest probes so)', async () => {
     const res = await server.app.inject({ method: 'POST', url: '/submission', headers: { 'content-length': '0' } });
     assert.equal(res.statusCode, 401);

@@ -151,10 +151,26 @@ function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: r
   });
 }
 
+/**
+ * The instance's text: UTF-8 (what ODK Collect and Enketo send), or the single-byte encoding its
+ * XML declaration names. Bytes that are not what they claim are refused, as onadata refuses them,
+ * rather than stored with replacement characters.
+ */
+function decodeInstance(bytes: Uint8Array): string {
+  const head = Buffer.from(bytes.subarray(0, 200)).toString('latin1');
+  const declared = /^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1]?.toLowerCase() ?? 'utf-8';
+  const label = declared === 'utf8' ? 'utf-8' : declared;
+  try {
+    return new TextDecoder(label, { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.badRequest('File likely corrupted during transmission, please try later.');
+  }
+}
+
 export async function receiveSubmission(ctx: RequestContext, target: SubmissionTarget, upload: SubmissionUpload, status = 'submitted_via_web'): Promise<SubmissionOutcome> {
   if (!upload.xml || upload.xml.byteLength === 0) throw errors.badRequest('No XML submission file.');
   if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
-  const xml = Buffer.from(upload.xml).toString('utf8');
+  const xml = decodeInstance(upload.xml);
   const identity = peekIdentity(xml);
   // Remembered decisions serve only submissions without media, which are re-checked inside their
   // one insert statement; anything else (media, an edit, a refusal) is decided afresh.
