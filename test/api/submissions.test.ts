@@ -317,6 +317,27 @@ describe('data API', () => {
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions, before - 1);
   });
 
+  test('DELETE /api/v1/data/{pk} with instance_ids or delete_all deletes those records at once', async () => {
+    const ids: number[] = [];
+    for (const name of ['Del1', 'Del2', 'Del3']) {
+      await submit('/bob/submission', householdXml({ uuid: randomUUID(), name }));
+      ids.push(((await data(`?query=${encodeURIComponent(JSON.stringify({ name }))}`)).json() as Array<{ _id: number }>)[0]?._id ?? 0);
+    }
+    const url = `/api/v1/data/${formId}`;
+    const none = await server.app.inject({ method: 'DELETE', url, headers: bob.auth });
+    assert.equal(none.statusCode, 400);
+    assert.deepEqual(none.json(), { detail: 'Data id(s) not provided.' });
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: alice.auth, payload: { instance_ids: String(ids[0]) } })).statusCode, 403);
+    const some = await server.app.inject({ method: 'DELETE', url, headers: bob.auth, payload: { instance_ids: `${ids[0]},${ids[1]}` } });
+    assert.equal(some.statusCode, 200, some.body);
+    assert.deepEqual(some.json(), { message: '2 records were deleted' });
+    const left = ((await data('')).json() as Array<{ name: string }>).map((r) => r.name);
+    assert.ok(!left.includes('Del1') && !left.includes('Del2') && left.includes('Del3'));
+    assert.deepEqual((await server.app.inject({ method: 'DELETE', url, headers: bob.auth, payload: { permanent_delete: 'True', delete_all: 'True' } })).json(), {
+      error: 'Permanent submission deletion is not enabled for this server.',
+    });
+  });
+
   test('GET /api/v1/data lists the forms with data the caller may read', async () => {
     const list = (await server.app.inject({ method: 'GET', url: '/api/v1/data', headers: bob.auth })).json();
     assert.deepEqual(list.find((f: { id: number }) => f.id === formId), {

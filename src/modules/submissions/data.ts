@@ -164,6 +164,32 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
   if (!deleted) throw errors.notFound();
 }
 
+/**
+ * DELETE /api/v1/data/{pk} with `instance_ids=1,2,3` or `delete_all=True`: those records (or all)
+ * are deleted at once, in one transaction. onadata answers the same message and deletes later.
+ */
+export async function deleteRecords(ctx: RequestContext, rawId: string, payload: Readonly<Record<string, unknown>>): Promise<{ message: string }> {
+  const actor = requireUser(ctx.actor);
+  const visible = await loadVisibleForm(ctx, rawId);
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'delete_submission')) {
+    throw errors.permissionDenied('You do not have delete permissions.');
+  }
+  const truthy = (value: unknown): boolean => typeof value === 'boolean' ? value : typeof value === 'string' && value.toLowerCase() === 'true';
+  if (truthy(payload['permanent_delete'])) throw new AppError(400, { error: 'Permanent submission deletion is not enabled for this server.' });
+  const all = truthy(payload['delete_all']);
+  const rawIds = payload['instance_ids'];
+  const listed = Array.isArray(rawIds) ? rawIds.map(String) : typeof rawIds === 'string' ? rawIds.split(',') : typeof rawIds === 'number' ? [String(rawIds)] : [];
+  const ids = listed.map((id) => id.trim()).filter(Boolean);
+  if (!all && ids.length === 0) throw errors.badRequest('Data id(s) not provided.');
+  if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.badRequest('Invalid data ID. It must be a positive integer');
+  const count = await ctx.db.transaction().execute(async (trx) => {
+    const n = await repo.softDeleteInstances(trx, visible.form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now());
+    if (n > 0) await repo.refreshFormCounters(trx, visible.form.id);
+    return n;
+  });
+  return { message: `${count} records were deleted` };
+}
+
 /** GET /api/v1/data: the forms whose data the caller may read. */
 export async function formsWithData(ctx: RequestContext): Promise<Record<string, unknown>[]> {
   const rows = isAuthenticated(ctx.actor)

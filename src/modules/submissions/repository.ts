@@ -111,6 +111,14 @@ export async function softDeleteInstance(db: DbOrTx, formId: number, instanceId:
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Soft-deletes these live records of the form (or all of them); answers how many. */
+export async function softDeleteInstances(db: DbOrTx, formId: number, ids: readonly number[] | 'all', userId: number, now: Date): Promise<number> {
+  if (ids !== 'all' && ids.length === 0) return 0;
+  let query = db.updateTable('instances').set({ deleted_at: now, deleted_by: userId, date_modified: now }).where('form_id', '=', formId).where('deleted_at', 'is', null);
+  if (ids !== 'all') query = query.where(sql<boolean>`id = ANY(${[...ids]}::int[])`);
+  return Number((await query.executeTakeFirst()).numUpdatedRows);
+}
+
 /** Submissions of the user's forms created in [from, to), grouped by the form's public flag. */
 export async function countMonthlySubmissions(db: DbOrTx, ownerId: number, from: Date, to: Date): Promise<{ public: number; private: number }> {
   const rows = await db

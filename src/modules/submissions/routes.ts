@@ -6,6 +6,7 @@ import { AppError, errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { attachmentDisposition, openRosaMessage } from '../../http/conventions.ts';
+import { asPayload } from '../../http/payload.ts';
 import { randomUUID } from 'node:crypto';
 import * as data from './data.ts';
 import { recordsGeoJson } from './geojson.ts';
@@ -202,6 +203,11 @@ export function registerDataRoutes(app: FastifyInstance): void {
       if (page.link) reply.header('link', page.link);
       return reply.type('application/json; charset=utf-8').send(page.body);
     },
+  });
+  app.delete<{ Params: { pk: string } }>('/api/v1/data/:pk', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['data'], summary: 'Delete records: instance_ids=1,2,3 or delete_all=True (those who may delete records)', params: DataParams },
+    handler: (request) => data.deleteRecords(request.ctx, request.params.pk, { ...((request.query ?? {}) as Record<string, unknown>), ...asPayload(request.body) }),
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
     config: { access: 'anyone' },
