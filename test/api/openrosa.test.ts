@@ -35,10 +35,14 @@ describe('OpenRosa form list', () => {
     );
   });
 
-  test('HEAD answers 204 with the OpenRosa headers', async () => {
+  test('HEAD answers 204 on the lists and 200 on a form, with the OpenRosa headers', async () => {
     const res = await server.app.inject({ method: 'HEAD', url: '/bob/formList' });
     assert.equal(res.statusCode, 204);
     assert.equal(res.headers['x-openrosa-version'], '1.0');
+    const form = await server.app.inject({ method: 'HEAD', url: `/bob/forms/${formId}/form.xml` });
+    assert.equal(form.statusCode, 200);
+    assert.match(String(form.headers['content-type']), /^text\/xml/);
+    assert.equal(form.body, '');
   });
 
   test('/formList needs credentials: 401 with a challenge, as OpenRosa XML', async () => {

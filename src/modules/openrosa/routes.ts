@@ -11,8 +11,12 @@ const XML = 'text/xml; charset=utf-8';
 type Strings = Record<string, string | undefined>;
 type Produce = (params: Strings, query: Strings, ctx: RequestContext) => Promise<string | Uint8Array>;
 
-/** GET answers with the document; HEAD (OpenRosa's probe) with 204 and the OpenRosa headers. */
-function getAndHead(app: FastifyInstance, url: string, summary: string, params: TSchema | undefined, produce: Produce, contentType = XML): void {
+/**
+ * GET answers with the document; HEAD (OpenRosa's probe) with the OpenRosa headers: 204 for the
+ * form lists, as onadata's list views answer, and 200 with the document's type for a single
+ * document (a form, a manifest), as its detail views do.
+ */
+function getAndHead(app: FastifyInstance, url: string, summary: string, params: TSchema | undefined, produce: Produce, contentType = XML, headStatus: 200 | 204 = 200): void {
   const config = { access: 'anyone' as const, openrosa: true };
   const schema = { tags: ['openrosa'], summary, ...(params ? { params } : {}) };
   const run = (request: FastifyRequest): Promise<string | Uint8Array> =>
@@ -32,7 +36,7 @@ function getAndHead(app: FastifyInstance, url: string, summary: string, params: 
     schema: { ...schema, hide: true },
     handler: async (request, reply: FastifyReply) => {
       await run(request);
-      return reply.code(204).send();
+      return headStatus === 204 ? reply.code(204).send() : reply.code(200).type(contentType).send();
     },
   });
 }
@@ -42,10 +46,16 @@ const OwnerForm = Type.Object({ username: Type.String(), pk: Type.String() });
 
 export function registerOpenRosaRoutes(app: FastifyInstance): void {
   for (const url of ['/formList', '/api/v1/formlist']) {
-    getAndHead(app, url, 'OpenRosa form list (authenticated)', undefined, (_p, q, ctx) => openrosa.formList(ctx, undefined, q['formID']));
+    getAndHead(app, url, 'OpenRosa form list (authenticated)', undefined, (_p, q, ctx) => openrosa.formList(ctx, undefined, q['formID']), XML, 204);
   }
-  getAndHead(app, '/:username/formList', 'OpenRosa form list of an account', Type.Object({ username: Type.String() }), (p, q, ctx) =>
-    openrosa.formList(ctx, p['username'], q['formID']),
+  getAndHead(
+    app,
+    '/:username/formList',
+    'OpenRosa form list of an account',
+    Type.Object({ username: Type.String() }),
+    (p, q, ctx) => openrosa.formList(ctx, p['username'], q['formID']),
+    XML,
+    204,
   );
   getAndHead(app, '/:username/forms/:pk/form.xml', 'Download a form’s XForm', OwnerForm, (p, _q, ctx) =>
     openrosa.formXml(ctx, p['username'], p['pk'] ?? ''),
