@@ -293,6 +293,9 @@ describe('data API', () => {
     const [record] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Cid' }))}`)).json();
     const url = `/api/v1/data/${formId}/${record._id}`;
     assert.equal((await server.app.inject({ method: 'GET', url, headers: bob.auth })).json().name, 'Cid');
+    const xml = await server.app.inject({ method: 'GET', url: `${url}.xml`, headers: bob.auth });
+    assert.match(String(xml.headers['content-type']), /^text\/xml/);
+    assert.match(xml.body, /<name>Cid<\/name>/);
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}/abc`, headers: bob.auth })).statusCode, 400);
     assert.equal((await data('', null)).statusCode, 404);
     // public_data alone shares the records with everyone (the form itself stays private).

@@ -132,6 +132,14 @@ export async function getRecord(ctx: RequestContext, rawId: string, rawDataId: s
   return found.text;
 }
 
+/** GET /api/v1/data/{pk}/{dataid}.xml: the record as it was submitted (its instance XML). */
+export async function getRecordXml(ctx: RequestContext, rawId: string, rawDataId: string): Promise<string> {
+  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const found = await repo.findInstanceById(ctx.db, visible.form.id, parseDataId(rawDataId));
+  if (!found || found.deleted_at || (submittedBy !== undefined && found.submitted_by !== submittedBy)) throw errors.notFound();
+  return found.xml;
+}
+
 /**
  * GET /api/v1/data/{pk}/{dataid}/history: the record's earlier versions, oldest first, each as the
  * record it was (read from its archived XML), with the uuid it had then.

@@ -10,6 +10,10 @@ export async function findInstanceByUuid(db: DbOrTx, formId: number, uuid: strin
   return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('uuid', '=', uuid).executeTakeFirst();
 }
 
+export async function findInstanceById(db: DbOrTx, formId: number, id: number): Promise<InstanceRow | undefined> {
+  return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
+}
+
 export async function uuidInHistory(db: DbOrTx, formId: number, uuid: string): Promise<boolean> {
   return (await recordOfArchivedUuid(db, formId, uuid)) !== undefined;
 }

@@ -212,8 +212,12 @@ export function registerDataRoutes(app: FastifyInstance): void {
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
     config: { access: 'anyone' },
     schema: { tags: ['data'], summary: 'One record', params: RecordParams },
-    handler: async (request, reply) =>
-      reply.type('application/json; charset=utf-8').send(await data.getRecord(request.ctx, request.params.pk, request.params.dataid)),
+    handler: async (request, reply) => {
+      // `/api/v1/data/{pk}/{dataid}.xml` arrives with the suffix in the record id.
+      const xml = /^(\d+)\.xml$/.exec(request.params.dataid);
+      if (xml?.[1]) return reply.type('text/xml; charset=utf-8').send(await data.getRecordXml(request.ctx, request.params.pk, xml[1]));
+      return reply.type('application/json; charset=utf-8').send(await data.getRecord(request.ctx, request.params.pk, request.params.dataid));
+    },
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/history', {
     config: { access: 'anyone' },
