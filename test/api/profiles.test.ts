@@ -186,6 +186,15 @@ describe('GET /api/v1/profiles', () => {
     assert.equal(body[0].email, bob.email);
     assert.equal('email' in body[1], false);
   });
+
+  test('?ordering= sorts by a profile field, - for descending; an unknown field leaves the order', async () => {
+    const order = async (ordering: string) =>
+      (await server.app.inject({ method: 'GET', url: `/api/v1/profiles?users=deno,bob&ordering=${ordering}`, headers: bob.auth })).json().map((p: { username: string }) => p.username);
+    assert.deepEqual(await order('-username'), ['deno', 'bob']);
+    assert.deepEqual(await order('city'), ['bob', 'deno'], 'Bobville before Denoville');
+    assert.deepEqual(await order('-city'), ['deno', 'bob']);
+    assert.deepEqual(await order('nonsense'), ['bob', 'deno']);
+  });
 });
 
 describe('GET /api/v1/profiles/{username|pk}', () => {

@@ -78,15 +78,18 @@ export function registerAccountRoutes(app: FastifyInstance): void {
     handler: async (request, reply) => reply.code(201).send(await accounts.registerProfile(request.ctx, asPayload(request.body))),
   });
 
-  app.get<{ Querystring: { users?: string } }>('/api/v1/profiles', {
+  app.get<{ Querystring: { users?: string; ordering?: string } }>('/api/v1/profiles', {
     config: { access: 'anyone', cache: 'public' },
     schema: {
       tags: ['profiles'],
       summary: 'Your profile, or the profiles of `users`',
-      querystring: Type.Object({ users: Type.Optional(Type.String({ description: 'comma-separated usernames' })) }),
+      querystring: Type.Object({
+        users: Type.Optional(Type.String({ description: 'comma-separated usernames' })),
+        ordering: Type.Optional(Type.String({ description: 'a profile field to sort by (username, first_name, last_name, city, country, organization, joined_on), `-` first for descending' })),
+      }),
       response: { 200: Type.Array(Profile) },
     },
-    handler: (request) => accounts.listProfiles(request.ctx, request.query.users),
+    handler: (request) => accounts.listProfiles(request.ctx, request.query.users, request.query.ordering),
   });
 
   app.get<{ Params: { username: string } }>('/api/v1/profiles/:username', {

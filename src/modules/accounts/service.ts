@@ -97,12 +97,34 @@ export async function getProfile(ctx: RequestContext, lookup: string): Promise<R
   return profileToApi(profile, ctx.baseUrl, viewOf(ctx, profile, false));
 }
 
-export async function listProfiles(ctx: RequestContext, usersParam: string | undefined): Promise<Record<string, unknown>[]> {
+/** Profile fields `?ordering=` may name (DRF's OrderingFilter), and the user column each sorts by. */
+const PROFILE_ORDERING: Readonly<Record<string, (u: UserRow) => string | number>> = {
+  username: (u) => u.username,
+  first_name: (u) => u.first_name.toLowerCase(),
+  last_name: (u) => u.last_name.toLowerCase(),
+  city: (u) => u.city.toLowerCase(),
+  country: (u) => u.country,
+  organization: (u) => u.organization.toLowerCase(),
+  id: (u) => u.id,
+  joined_on: (u) => u.date_joined.getTime(),
+};
+
+export async function listProfiles(ctx: RequestContext, usersParam: string | undefined, ordering?: string): Promise<Record<string, unknown>[]> {
   // The spec: "Anonymous callers get an empty result" (onadata answers 401).
   if (!isAuthenticated(ctx.actor)) return [];
   const actor = ctx.actor.user;
   const names = (usersParam ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   const rows = names.length ? await listActiveUsersByUsernames(ctx.db, names) : [actor];
+  // `?ordering=city` or `-city`; a field it does not know leaves the order (by username) alone.
+  const descending = ordering?.startsWith('-') ?? false;
+  const keyOf = PROFILE_ORDERING[(ordering ?? '').replace(/^-/, '')];
+  if (keyOf) {
+    rows.sort((a, b) => {
+      const [x, y] = [keyOf(a), keyOf(b)];
+      const order = x < y ? -1 : x > y ? 1 : a.username.localeCompare(b.username);
+      return descending ? -order : order;
+    });
+  }
   return rows.map((row) => profileToApi(row, ctx.baseUrl, viewOf(ctx, row, true)));
 }
 
