@@ -320,6 +320,25 @@ describe('data API', () => {
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions, before - 1);
   });
 
+  test('record labels: editors tag records (any case is one tag); the tags filter finds them; readers see them', async () => {
+    const [record] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Ben' }))}`)).json() as Array<{ _id: number }>;
+    const url = `/api/v1/data/${formId}/${String(record?._id)}/labels`;
+    const added = await server.app.inject({ method: 'POST', url, headers: bob.auth, payload: { tags: 'verified,Urgent' } });
+    assert.equal(added.statusCode, 201, added.body);
+    assert.deepEqual(added.json(), ['verified', 'Urgent']);
+    assert.deepEqual((await server.app.inject({ method: 'POST', url, headers: bob.auth, payload: { tags: 'URGENT' } })).json(), ['verified', 'Urgent']);
+    assert.deepEqual((await server.app.inject({ method: 'GET', url, headers: bob.auth })).json(), ['verified', 'Urgent']);
+    assert.deepEqual(((await data('?tags=urgent')).json() as Array<{ name: string }>).map((r) => r.name), ['Ben']);
+    assert.ok(!((await data('?not_tagged=verified')).json() as Array<{ name: string }>).some((r) => r.name === 'Ben'));
+    const [ben] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Ben' }))}`)).json() as Array<{ _tags: string[] }>;
+    assert.deepEqual(ben?._tags, ['verified', 'Urgent']);
+    const removed = await server.app.inject({ method: 'DELETE', url: `${url}/urgent`, headers: bob.auth });
+    assert.equal(removed.statusCode, 200);
+    assert.deepEqual(removed.json(), ['verified']);
+    assert.equal((await server.app.inject({ method: 'DELETE', url: `${url}/absent`, headers: bob.auth })).statusCode, 202);
+    assert.equal((await server.app.inject({ method: 'POST', url, headers: alice.auth, payload: { tags: 'mine' } })).statusCode, 403, 'a reader cannot tag');
+  });
+
   test('DELETE /api/v1/data/{pk} with instance_ids or delete_all deletes those records at once', async () => {
     const ids: number[] = [];
     for (const name of ['Del1', 'Del2', 'Del3']) {

@@ -8,6 +8,7 @@ import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { queryCondition, sortOrder } from './query.ts';
 import { recordFilters } from './record-filters.ts';
+import { parseTags } from '../shared/members.ts';
 import { sql } from 'kysely';
 import * as repo from './repository.ts';
 import { buildFormSchema } from './form-schema.ts';
@@ -130,6 +131,46 @@ export async function getRecord(ctx: RequestContext, rawId: string, rawDataId: s
   const found = await repo.findRecordText(ctx.db, visible.form.id, parseDataId(rawDataId), ctx.baseUrl);
   if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
   return found.text;
+}
+
+/** A record the caller may see, for its labels: its form and id. */
+async function loadRecordForLabels(ctx: RequestContext, rawId: string, rawDataId: string, write: boolean): Promise<{ formId: number; dataId: number }> {
+  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const dataId = parseDataId(rawDataId);
+  const found = await repo.findInstanceById(ctx.db, visible.form.id, dataId);
+  if (!found || found.deleted_at || (submittedBy !== undefined && found.submitted_by !== submittedBy)) throw errors.notFound();
+  if (write) {
+    requireUser(ctx.actor);
+    if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'change_xform')) throw errors.permissionDenied();
+  }
+  return { formId: visible.form.id, dataId };
+}
+
+/** GET /api/v1/data/{pk}/{dataid}/labels: the record's tags (its `_tags`). */
+export async function recordLabels(ctx: RequestContext, rawId: string, rawDataId: string): Promise<string[]> {
+  const { formId, dataId } = await loadRecordForLabels(ctx, rawId, rawDataId, false);
+  return repo.recordTags(ctx.db, formId, dataId);
+}
+
+/** POST /api/v1/data/{pk}/{dataid}/labels {tags}: adds tags (any case counts as the same tag); editors. */
+export async function addRecordLabels(ctx: RequestContext, rawId: string, rawDataId: string, payload: Readonly<Record<string, unknown>>): Promise<{ status: number; tags: string[] }> {
+  const { formId, dataId } = await loadRecordForLabels(ctx, rawId, rawDataId, true);
+  const added = parseTags(payload['tags']);
+  const current = await repo.recordTags(ctx.db, formId, dataId);
+  const known = new Set(current.map((t) => t.toLowerCase()));
+  const next = [...current, ...added.filter((t) => !known.has(t.toLowerCase()))];
+  if (next.length !== current.length) await repo.setRecordTags(ctx.db, formId, dataId, next, ctx.clock.now());
+  return { status: added.length ? 201 : 200, tags: next };
+}
+
+/** DELETE /api/v1/data/{pk}/{dataid}/labels/{tag}: 200 with the rest, 202 when it was not there; editors. */
+export async function removeRecordLabel(ctx: RequestContext, rawId: string, rawDataId: string, tag: string): Promise<{ status: number; tags: string[] }> {
+  const { formId, dataId } = await loadRecordForLabels(ctx, rawId, rawDataId, true);
+  const current = await repo.recordTags(ctx.db, formId, dataId);
+  const next = current.filter((t) => t.toLowerCase() !== tag.toLowerCase());
+  if (next.length === current.length) return { status: 202, tags: current };
+  await repo.setRecordTags(ctx.db, formId, dataId, next, ctx.clock.now());
+  return { status: 200, tags: next };
 }
 
 /** GET /api/v1/data/{pk}/{dataid}.xml: the record as it was submitted (its instance XML). */

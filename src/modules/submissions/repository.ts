@@ -14,6 +14,19 @@ export async function findInstanceById(db: DbOrTx, formId: number, id: number): 
   return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
 }
 
+/** A record's tags (`_tags` in its stored JSON). */
+export async function recordTags(db: DbOrTx, formId: number, id: number): Promise<string[]> {
+  const result = await sql<{ tags: unknown }>`SELECT coalesce(json->'_tags', '[]'::jsonb) AS tags FROM instances WHERE form_id = ${formId}::int AND id = ${id}::int`.execute(db);
+  const tags = result.rows[0]?.tags;
+  return Array.isArray(tags) ? tags.map(String) : [];
+}
+
+/** Replaces a record's tags, marking it modified (a trigger counts the change for caches and exports). */
+export async function setRecordTags(db: DbOrTx, formId: number, id: number, tags: readonly string[], now: Date): Promise<void> {
+  await sql`UPDATE instances SET json = jsonb_set(json, '{_tags}', ${JSON.stringify(tags)}::jsonb, true), date_modified = ${now}::timestamptz
+    WHERE form_id = ${formId}::int AND id = ${id}::int AND deleted_at IS NULL`.execute(db);
+}
+
 export async function uuidInHistory(db: DbOrTx, formId: number, uuid: string): Promise<boolean> {
   return (await recordOfArchivedUuid(db, formId, uuid)) !== undefined;
 }

@@ -204,6 +204,27 @@ export function registerDataRoutes(app: FastifyInstance): void {
       return reply.type('application/json; charset=utf-8').send(page.body);
     },
   });
+  app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/labels', {
+    config: { access: 'anyone' },
+    schema: { tags: ['data'], summary: 'A record’s tags', params: RecordParams },
+    handler: (request) => data.recordLabels(request.ctx, request.params.pk, request.params.dataid),
+  });
+  app.post<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/labels', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['data'], summary: 'Tag a record (comma- or space-separated `tags`; editors)', params: RecordParams },
+    handler: async (request, reply) => {
+      const result = await data.addRecordLabels(request.ctx, request.params.pk, request.params.dataid, asPayload(request.body));
+      return reply.code(result.status).send(result.tags);
+    },
+  });
+  app.delete<{ Params: { pk: string; dataid: string; tag: string } }>('/api/v1/data/:pk/:dataid/labels/:tag', {
+    config: { access: 'authenticated' },
+    schema: { tags: ['data'], summary: 'Remove a record’s tag: 200 with the rest, 202 if it was not there', params: Type.Object({ pk: Type.String(), dataid: Type.String(), tag: Type.String() }) },
+    handler: async (request, reply) => {
+      const result = await data.removeRecordLabel(request.ctx, request.params.pk, request.params.dataid, request.params.tag);
+      return reply.code(result.status).send(result.tags);
+    },
+  });
   app.delete<{ Params: { pk: string } }>('/api/v1/data/:pk', {
     config: { access: 'authenticated' },
     schema: { tags: ['data'], summary: 'Delete records: instance_ids=1,2,3 or delete_all=True (those who may delete records)', params: DataParams },
