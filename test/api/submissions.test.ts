@@ -304,10 +304,12 @@ describe('data API', () => {
       assert.equal((await data('', null)).statusCode, 200);
       assert.equal((await server.app.inject({ method: 'GET', url })).json().name, 'Cid');
       assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}` })).statusCode, 404);
+      assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/v1/data/public' })).json().map((f: { id: number }) => f.id), [formId]);
     } finally {
       await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${formId}`, payload: { public_data: false }, headers: bob.auth });
     }
     assert.equal((await data('', null)).statusCode, 404);
+    assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/v1/data/public' })).json(), []);
     await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'alice', role: 'readonly' }, headers: bob.auth });
     assert.equal((await data('', alice)).statusCode, 200);
     const denied = await server.app.inject({ method: 'DELETE', url, headers: alice.auth });

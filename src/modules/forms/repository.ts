@@ -85,6 +85,8 @@ export async function findFormDefinition(db: DbOrTx, id: number): Promise<{ xml:
 export interface FormListFilter {
   memberId?: number;
   sharedOnly?: boolean;
+  /** Only forms whose records are public (public_data). */
+  sharedDataOnly?: boolean;
   ownerId?: number;
   projectId?: number;
   tags?: readonly string[];
@@ -106,6 +108,7 @@ export async function listLiveFormIds(db: DbOrTx, filter: FormListFilter): Promi
     );
   }
   if (filter.sharedOnly) query = query.where('f.shared', '=', true);
+  if (filter.sharedDataOnly) query = query.where('f.shared_data', '=', true);
   if (filter.ownerId !== undefined) query = query.where('f.owner_id', '=', filter.ownerId);
   if (filter.projectId !== undefined) query = query.where('f.project_id', '=', filter.projectId);
   if (filter.instancesWithOsm !== undefined) query = query.where('f.instances_with_osm', '=', filter.instancesWithOsm);

@@ -244,7 +244,16 @@ export async function formsWithData(ctx: RequestContext): Promise<Record<string,
   const rows = isAuthenticated(ctx.actor)
     ? await forms.listLiveForms(ctx.db, { memberId: ctx.actor.user.id })
     : (await forms.listLiveForms(ctx.db, { sharedOnly: true })).filter((f) => f.shared_data);
-  return rows.map((f) => ({ id: f.id, id_string: f.id_string, title: f.title, description: f.description, url: `${ctx.baseUrl}/api/v1/data/${f.id}` }));
+  return rows.map((f) => dataEntry(ctx, f));
+}
+
+function dataEntry(ctx: RequestContext, f: forms.FormRow): Record<string, unknown> {
+  return { id: f.id, id_string: f.id_string, title: f.title, description: f.description, url: `${ctx.baseUrl}/api/v1/data/${f.id}` };
+}
+
+/** GET /api/v1/data/public: every form whose records are public (public_data), whoever asks. */
+export async function formsWithPublicData(ctx: RequestContext): Promise<Record<string, unknown>[]> {
+  return (await forms.listLiveForms(ctx.db, { sharedDataOnly: true })).map((f) => dataEntry(ctx, f));
 }
 
 export async function attachmentFile(ctx: RequestContext, rawId: string): Promise<{ name: string; mimetype: string; data: Uint8Array }> {

@@ -170,6 +170,11 @@ export function registerDataRoutes(app: FastifyInstance): void {
     schema: { tags: ['data'], summary: 'Forms whose data the caller may read' },
     handler: (request) => data.formsWithData(request.ctx),
   });
+  app.get('/api/v1/data/public', {
+    config: { access: 'anyone' },
+    schema: { tags: ['data'], summary: 'Forms whose data is public (public_data), for anyone' },
+    handler: (request) => data.formsWithPublicData(request.ctx),
+  });
   app.get<{ Params: { pk: string }; Querystring: data.DataQuery & { geo_field?: string; title?: string } }>('/api/v1/data/:pk', {
     config: { access: 'anyone' },
     schema: {
