@@ -3,8 +3,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as XLSX from '@e965/xlsx';
 import { createUser, multipart, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { csvForm, formFile } from '../fixtures/forms.ts';
 import { JobRegistry, runOneJob } from '../../src/jobs/worker.ts';
@@ -17,10 +20,24 @@ let server: TestServer;
 let dataDir: string;
 let bob: TestUser;
 let formId: number;
+/** Serves a report template with two record blocks (two passes over the records). */
+let templates: Server;
+let templateUrl: string;
+
+function reportTemplate(): Buffer {
+  const book = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['Name', 'Age'], ['{{name}}', '{{age}}']]), 'People');
+  XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['{{#records}}'], ['Record', '{{_id}}'], ['{{/records}}']]), 'Ids');
+  return XLSX.write(book, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+}
 
 before(async () => {
+  const template = reportTemplate();
+  templates = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(template));
+  await new Promise<void>((resolve) => templates.listen(0, '127.0.0.1', resolve));
+  templateUrl = `http://127.0.0.1:${(templates.address() as AddressInfo).port}/report.xlsx`;
   dataDir = mkdtempSync(join(tmpdir(), 'gather-export-progress-'));
-  server = await startTestServer({ DATA_DIR: dataDir });
+  server = await startTestServer({ DATA_DIR: dataDir, ALLOW_PRIVATE_URLS: 'true' });
   bob = await createUser(server.app, 'bob');
   formId = await publishForm(server.app, bob, formFile(csvForm({ id: 'progress' }), 'progress.csv'));
   const rows = Array.from({ length: RECORDS }, (_, i) => `Name ${i},${i % 90}`);
@@ -31,6 +48,7 @@ before(async () => {
 });
 after(async () => {
   await server.close();
+  await new Promise((resolve) => templates.close(resolve));
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -79,4 +97,24 @@ describe('export job progress', () => {
       assert.equal(done.json().job_status, 'SUCCESS');
     });
   }
+
+  test('a custom report job reports its records over all of its template\'s blocks (two blocks: two passes, one total)', async () => {
+    const started = await server.app.inject({
+      method: 'GET',
+      url: `/api/v1/forms/${formId}/export_async?format=xls&token=${encodeURIComponent(templateUrl)}`,
+      headers: bob.auth,
+    });
+    assert.equal(started.statusCode, 202, started.body);
+    const jobUuid = String(started.json().job_uuid);
+    const seen = (await runObserved(jobUuid)) as Array<{ job_status: string; progress: number; total: number }>;
+    // 2 × 2,345 records read over two passes: the progress counts 2,345 records once.
+    assert.deepEqual(seen[0], { job_status: 'PENDING', progress: 1000, total: RECORDS });
+    assert.ok(seen.length >= 1 && seen.length <= 2, JSON.stringify(seen));
+    for (const poll of seen) {
+      assert.equal(poll.total, RECORDS);
+      assert.ok(poll.progress <= RECORDS);
+    }
+    const done = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/export_async?job_uuid=${jobUuid}`, headers: bob.auth });
+    assert.equal(done.json().job_status, 'SUCCESS', done.body);
+  });
 });

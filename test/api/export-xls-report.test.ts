@@ -193,6 +193,18 @@ describe('custom XLS reports', () => {
     }
   });
 
+  test('.xlsx with a template is the same report (a legacy .xls file), as export_async and onadata read it', async () => {
+    const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.xlsx?token=${encodeURIComponent(`${base}/table.xlsx`)}`, headers: bob.auth });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['content-type'], 'application/vnd.ms-excel');
+    assert.match(String(res.headers['content-disposition']), /filename\*=UTF-8''tutorial_w_repeats-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}\.xls$/);
+    assert.equal(res.rawPayload.subarray(0, 4).toString('hex'), 'd0cf11e0');
+    assert.deepEqual(sheets(res.rawPayload), tableReport());
+    const plain = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.xlsx`, headers: bob.auth });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.rawPayload.subarray(0, 2).toString('latin1'), 'PK', 'without a template .xlsx stays the normal export');
+  });
+
   test('without meta or token the .xls download stays the normal export', async () => {
     const res = await report('');
     assert.equal(res.statusCode, 200);

@@ -146,12 +146,12 @@ async function produce(ctx: RequestContext, job: JobContext, target: ExportTarge
     await records.markExportSucceeded(deps.db, row.id, { filePath: null, filename: sheet.title, size: null, externalUrl: sheet.url, finishedAt: deps.clock.now() });
     return;
   }
-  // Polling clients see the records written so far and the total (export_async?job_uuid=…); a
-  // report shows none (its records are read as its template's blocks ask).
+  // Polling clients see the records written so far and the total (export_async?job_uuid=…).
+  const progress = { onProgress: (records: number, total: number) => job.reportProgress(records, total) };
   const file =
     exportType === 'external'
-      ? await renderReport(ctx, target, reportRequestFromStored(row.options), options)
-      : await renderExport(deps, target, formatOfExportType(exportType), options, ctx.baseUrl, { onProgress: (records, total) => job.reportProgress(records, total) });
+      ? await renderReport(ctx, target, reportRequestFromStored(row.options), options, progress)
+      : await renderExport(deps, target, formatOfExportType(exportType), options, ctx.baseUrl, progress);
   const path = exportFilePath(row.form_id, row.id, file.extension);
   const size = await writeExportFile(deps.config.dataDir, path, file.chunks, job.signal);
   const saved = await records.markExportSucceeded(deps.db, row.id, { filePath: path, filename: file.fileName, size, finishedAt: deps.clock.now() });

@@ -66,7 +66,7 @@ export interface RenderOptions {
 }
 
 /** The source with its passes counted for `onProgress`; one count query for the total first. */
-async function counted(source: ExportSource, passes: number, onProgress: NonNullable<RenderOptions['onProgress']>): Promise<ExportSource> {
+export async function countedSource(source: ExportSource, passes: number, onProgress: NonNullable<RenderOptions['onProgress']>): Promise<ExportSource> {
   const total = await source.countRecords();
   let read = 0;
   let reported = 0;
@@ -113,7 +113,7 @@ export async function renderExport(
   const open = async (): Promise<ExportSource> => {
     const source = await openExportSource(deps, target, options, baseUrl);
     if (!render.onProgress) return source;
-    return counted(source, format === 'xls' ? 1 + source.form.repeats.length : 1, render.onProgress);
+    return countedSource(source, format === 'xls' ? 1 + source.form.repeats.length : 1, render.onProgress);
   };
   switch (format) {
     case 'csv':

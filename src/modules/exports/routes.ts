@@ -24,7 +24,10 @@ export function contentDisposition(fileName: string, extension: string): string 
 export async function sendExport(request: FastifyRequest, reply: FastifyReply, target: { pk: string; format: ExportFormat }): Promise<FastifyReply> {
   const ctx = request.ctx;
   const query = (request.query ?? {}) as RawQuery;
-  const file = target.format === 'xls' && isXlsReportRequest(query) ? await renderXlsReport(ctx, target.pk, query) : await plainExport();
+  // meta or token make either Excel suffix a custom report, as export_async does (onadata reads
+  // .xlsx as .xls here); the report is always a legacy .xls file.
+  const isReport = (target.format === 'xls' || target.format === 'xlsx') && isXlsReportRequest(query);
+  const file = isReport ? await renderXlsReport(ctx, target.pk, query) : await plainExport();
   async function plainExport() {
     const form = await loadExportTarget(ctx, target.pk);
     return renderExport(ctx, form, target.format, await exportOptionsFor(ctx, form, query), ctx.baseUrl);

@@ -14,7 +14,7 @@ import { planReport, TemplateError, type ReportPlan } from '../../exports/xls-re
 import { fetchRemoteFile, RemoteFetchError } from '../../platform/remote-fetch.ts';
 import { findReportTemplateEntry } from '../forms/repository.ts';
 import { DEFAULT_EXPORT_OPTIONS, parseExportOptions, single, type ExportOptions, type RawQuery } from './options.ts';
-import { exportFileName, loadExportTarget, type ExportFile, type ExportTarget } from './render.ts';
+import { countedSource, exportFileName, loadExportTarget, type ExportFile, type ExportTarget, type RenderOptions } from './render.ts';
 import { openExportSource, type ExportSource } from './source.ts';
 import { fileSpools } from './xls-spool.ts';
 
@@ -123,11 +123,23 @@ async function columnReaders(source: ExportSource, fields: readonly string[]): P
   return readers;
 }
 
+/** How many passes over the records filling the template makes: one per repeated block. */
+function recordPasses(plan: ReportPlan): number {
+  return plan.sheets.reduce((n, sheet) => n + sheet.segments.filter((segment) => segment.kind !== 'once').length, 0);
+}
+
 /**
  * THE report renderer, for the direct download and the export job alike: fetches and checks the
  * template, then fills it with the records (`data_id`: that one record, else a 404) as a legacy XLS file.
+ * A job's `onProgress` is told the records filled in so far, over all the template's blocks.
  */
-export async function renderReport(ctx: RequestContext, target: ExportTarget, request: ReportRequest, exportOptions: ExportOptions): Promise<ExportFile> {
+export async function renderReport(
+  ctx: RequestContext,
+  target: ExportTarget,
+  request: ReportRequest,
+  exportOptions: ExportOptions,
+  render: RenderOptions = {},
+): Promise<ExportFile> {
   // data_id names one record; any other query is beside the point then.
   const options = request.dataId === undefined ? exportOptions : { ...exportOptions, query: JSON.stringify({ _id: request.dataId }) };
   const plan = await loadPlan(ctx, await reportTemplateUrl(ctx.db, target.formId, request));
@@ -141,8 +153,10 @@ export async function renderReport(ctx: RequestContext, target: ExportTarget, re
     if (!found) throw errors.notFound(`No record with _id ${request.dataId}.`);
   }
   const readers = await columnReaders(source, plan.fields);
+  const passCount = recordPasses(plan);
+  const filling = render.onProgress && passCount > 0 ? await countedSource(source, passCount, render.onProgress) : source;
   async function* passes(): AsyncGenerator<RecordValues> {
-    for await (const record of source.records()) {
+    for await (const record of filling.records()) {
       const values: RecordValues = (field) => readers.get(field)?.(record) ?? '';
       yield values;
     }
