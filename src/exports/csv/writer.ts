@@ -44,7 +44,12 @@ export class CsvEncoder {
 
   /** Adds a row; returns a chunk when enough text has gathered. */
   row(cells: readonly string[]): Uint8Array | undefined {
-    this.pending += csvLine(cells);
+    return this.line(csvLine(cells));
+  }
+
+  /** Adds a line as csvLine writes it; returns a chunk when enough text has gathered. */
+  line(text: string): Uint8Array | undefined {
+    this.pending += text;
     if (this.pending.length < CHUNK_CHARS) return undefined;
     return this.flush();
   }

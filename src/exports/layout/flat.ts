@@ -19,6 +19,25 @@ export const REVIEW_COLUMNS = ['_review_status', '_review_comment', '_review_dat
 type Container = Readonly<Record<string, unknown>> | undefined;
 type Locate = (record: ExportRecord) => Container;
 
+/** One step from a container into a repeat's item: `container[key][index]`, when that is an object. */
+export interface ItemStep {
+  readonly key: string;
+  readonly index: number;
+}
+
+/**
+ * What a column holds, told to writers that compile their rows (src/exports/csv/compiled-rows.ts):
+ * the value under `key` in the record, or in the repeat item that `steps` lead to, shown as `read`
+ * shows it: `n/a` when missing, '' for null, numbers as text (a decimal as Python writes a float),
+ * text through sanitizeText, other values through text(). Columns whose text depends on more than
+ * that (choice labels, media links, split answers) have no rule.
+ */
+export interface ValueRule {
+  readonly steps: readonly ItemStep[];
+  readonly key: string;
+  readonly decimal: boolean;
+}
+
 export interface FlatColumn {
   /** The header as written (after remove_group_name and group_delimiter). */
   readonly header: string;
@@ -26,6 +45,8 @@ export interface FlatColumn {
   /** The HXL tag under this column, or ''. */
   readonly hxl: string;
   readonly read: (record: ExportRecord) => string;
+  /** The column as data, where `read` does no more than it says. */
+  readonly rule?: ValueRule;
 }
 
 export interface FlatLayout {
@@ -58,7 +79,8 @@ function rememberLast<K, V>(compute: (key: K) => V): (key: K) => V {
   };
 }
 
-function text(value: unknown): string {
+/** A value as a flat cell shows it when no option changes its text (see ValueRule). */
+export function text(value: unknown): string {
   if (value === null) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return String(value);
@@ -97,8 +119,16 @@ class FlatPlanner {
     return sanitizeText(out);
   }
 
-  /** The columns of one question read from the container `locate` finds; `raw` is its header path. */
-  private question(q: ExportQuestion, raw: string, locate: Locate, hxl: string): void {
+  /** Whether the question's text is its value's alone (no labels or links in its place). */
+  private plain(q: ExportQuestion): boolean {
+    return !(q.media && this.options.includeImages) && !((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels);
+  }
+
+  /**
+   * The columns of one question read from the container `locate` finds (the one `steps` lead
+   * to); `raw` is its header path.
+   */
+  private question(q: ExportQuestion, raw: string, locate: Locate, steps: readonly ItemStep[], hxl: string): void {
     const o = this.options;
     if (q.selectMultiple && o.splitSelectMultiples) {
       // The choice columns of one record read the same answer: it is split once.
@@ -120,7 +150,7 @@ class FlatPlanner {
         });
       }
     } else {
-      this.columns.push({
+      const column: FlatColumn = {
         header: this.display(raw, q.name),
         label: this.questionLabel(q),
         hxl,
@@ -129,7 +159,8 @@ class FlatPlanner {
           const value = container?.[q.path];
           return value === undefined ? NA : this.answer(q, value, record);
         },
-      });
+      };
+      this.columns.push(this.plain(q) ? { ...column, rule: { steps, key: q.path, decimal: q.value === 'decimal' } } : column);
     }
     if (q.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
@@ -155,7 +186,7 @@ class FlatPlanner {
     for (const node of nodes) {
       if (node.kind === 'question') {
         // HXL tags apply to questions directly under the survey (onadata's get_columns_with_hxl).
-        this.question(node, node.path, root, node.path === node.name ? (node.hxl ?? '') : '');
+        this.question(node, node.path, root, [], node.path === node.name ? (node.hxl ?? '') : '');
       } else if (node.kind === 'group') {
         this.walk(node.children);
       } else {
@@ -170,7 +201,7 @@ class FlatPlanner {
   private repeatBlocks(repeat: ExportSection): void {
     const chain = [...(this.form.repeatAncestors.get(repeat.path) ?? []), repeat];
     const tags = this.options.repeatIndexTags;
-    const visit = (level: number, indices: number[], prefix: string, locate: (record: ExportRecord) => Container): void => {
+    const visit = (level: number, indices: number[], prefix: string, locate: Locate, steps: readonly ItemStep[]): void => {
       const section = chain[level];
       if (!section) return;
       const parent = chain[level - 1];
@@ -183,20 +214,21 @@ class FlatPlanner {
           const items = locate(record)?.[section.path];
           return Array.isArray(items) ? asObject(items[i - 1]) : undefined;
         });
+        const itemSteps = [...steps, { key: section.path, index: i - 1 }];
         if (level === chain.length - 1) {
-          for (const q of sectionQuestions(section.children)) this.question(q, `${raw}/${q.path.slice(section.path.length + 1)}`, find, '');
+          for (const q of sectionQuestions(section.children)) this.question(q, `${raw}/${q.path.slice(section.path.length + 1)}`, find, itemSteps, '');
         } else {
-          visit(level + 1, [...indices, i], `${raw}/`, find);
+          visit(level + 1, [...indices, i], `${raw}/`, find, itemSteps);
         }
       }
     };
-    visit(0, [], '', (record) => record);
+    visit(0, [], '', (record) => record, []);
   }
 
   meta(osmTagKeys: readonly string[]): void {
     const keys: string[] = [...FLAT_META_COLUMNS, ...(this.options.includeReviews ? REVIEW_COLUMNS : [])];
     for (const key of keys) {
-      this.columns.push({
+      const column: FlatColumn = {
         header: key,
         label: key,
         hxl: '',
@@ -206,10 +238,12 @@ class FlatPlanner {
           if (value === undefined) return NA;
           return key === '_tags' ? flatTags(value) : text(value);
         },
-      });
+      };
+      this.columns.push(key === '_notes' || key === '_tags' ? column : { ...column, rule: { steps: [], key, decimal: false } });
     }
     for (const key of [...osmTagKeys].sort()) {
-      this.columns.push({ header: key, label: key, hxl: '', read: (record) => (record[key] === undefined ? NA : text(record[key])) });
+      const read = (record: ExportRecord): string => (record[key] === undefined ? NA : text(record[key]));
+      this.columns.push({ header: key, label: key, hxl: '', read, rule: { steps: [], key, decimal: false } });
     }
   }
 }

@@ -8,6 +8,7 @@ import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
 import type { CsvHelperReply, CsvHelperRequest, CsvHelperSetup } from './csv-threads.ts';
 import { CsvEncoder } from '../../exports/csv/writer.ts';
+import { compileCsvRows } from '../../exports/csv/compiled-rows.ts';
 import { flatCsvBytes } from './flat-csv.ts';
 import { PageReader } from './record-rows.ts';
 import { listExportRecords } from './repository.ts';
@@ -18,13 +19,14 @@ async function serve(port: MessagePort, setup: CsvHelperSetup): Promise<void> {
   const shape = new RepeatShape();
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
   const layout = planFlatLayout(buildExportForm(setup.formJson), setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
+  const write = compileCsvRows(layout.columns);
   const scope = recordScope(setup.facts);
   const reader = new PageReader(database.db);
   const answer = async (seq: number, after: number, through: number): Promise<CsvHelperReply> => {
     try {
       const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments);
       const page = await reader.page(rows);
-      return { seq, chunks: flatCsvBytes(layout, page.records, new CsvEncoder()), records: page.count };
+      return { seq, chunks: flatCsvBytes(write, page.records, new CsvEncoder()), records: page.count };
     } catch (error) {
       return { seq, error: error instanceof Error ? error.message : String(error) };
     }

@@ -1,21 +1,22 @@
 // Flat CSV: the flat layout through the CSV writer, a database page of records at a time. On
 // PostgreSQL a big export is rendered on helper threads as well (csv-threads.ts).
 import { csvLine, CsvEncoder } from '../../exports/csv/writer.ts';
-import { planFlatLayout, type FlatLayout } from '../../exports/layout/flat.ts';
+import { compileCsvRows, type CsvRowWriter } from '../../exports/csv/compiled-rows.ts';
+import { planFlatLayout } from '../../exports/layout/flat.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup } from './csv-threads.ts';
 import { RECORD_PAGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';
 
 /**
- * The CSV lines of these records through `encoder`, as UTF-8 chunks of about 64 KiB; the last
+ * The CSV lines of these records (`write`, compiled from the flat layout) through `encoder`, as UTF-8 chunks of about 64 KiB; the last
  * lines stay in the encoder unless `flush`. Text is encoded as soon as a chunk of it is ready:
  * a page's text held whole grew into a rope that young-generation collections kept copying while
  * the page's records were parsed.
  */
-export function flatCsvBytes(layout: FlatLayout, records: Iterable<ExportRecord>, encoder: CsvEncoder, flush = true): Uint8Array[] {
+export function flatCsvBytes(write: CsvRowWriter, records: Iterable<ExportRecord>, encoder: CsvEncoder, flush = true): Uint8Array[] {
   const chunks: Uint8Array[] = [];
   for (const record of records) {
-    const chunk = encoder.row(layout.row(record));
+    const chunk = encoder.line(write(record));
     if (chunk) chunks.push(chunk);
   }
   if (flush) {
@@ -44,23 +45,24 @@ async function* noted(source: ExportSource, pages: Iterable<RecordPage> | AsyncI
 export async function flatCsvChunks(source: ExportSource, threading?: CsvThreading): Promise<AsyncIterable<Uint8Array>> {
   const [shape, osmTagKeys] = await Promise.all([source.repeatShape(), source.osmTagKeys()]);
   const layout = planFlatLayout(source.form, source.options, shape, { baseUrl: source.baseUrl }, osmTagKeys);
+  const write = compileCsvRows(layout.columns);
   const encoder = new CsvEncoder({ bom: source.options.winExcelUtf8 });
   for (const row of layout.headerRows) encoder.add(csvLine(row));
 
   /** Chunks of about 64 KiB as the pages' records are rendered; a record costs no promise of its own. */
   async function* byPage(pages: AsyncIterable<RecordPage>): AsyncGenerator<Uint8Array> {
-    for await (const page of pages) yield* flatCsvBytes(layout, page.records, encoder, false);
+    for await (const page of pages) yield* flatCsvBytes(write, page.records, encoder, false);
   }
 
   async function* threaded(split: SplitPass, setup: CsvHelperSetup, threads: number, module: URL): AsyncGenerator<Uint8Array> {
-    yield* flatCsvBytes(layout, split.first.records, encoder);
+    yield* flatCsvBytes(write, split.first.records, encoder);
     await source.noteWritten(split.first.count);
     const helpers = Array.from({ length: threads }, () => new CsvHelper(module, setup));
     try {
       const rangeEncoder = new CsvEncoder();
       const here = {
         read: (range: IdRange) => split.readRange(range),
-        render: (page: RecordPage) => ({ chunks: flatCsvBytes(layout, page.records, rangeEncoder), records: page.count }),
+        render: (page: RecordPage) => ({ chunks: flatCsvBytes(write, page.records, rangeEncoder), records: page.count }),
       };
       for await (const rendered of renderRanges(split.ranges, helpers, here)) {
         yield* rendered.chunks;
@@ -70,7 +72,7 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
       await Promise.all(helpers.map((helper) => helper.close()));
     }
     for await (const page of split.rest()) {
-      yield* flatCsvBytes(layout, page.records, encoder, false);
+      yield* flatCsvBytes(write, page.records, encoder, false);
       await source.noteWritten(page.count);
     }
   }
