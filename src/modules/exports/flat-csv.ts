@@ -5,7 +5,7 @@ import { compileCsvRows, type CsvRowWriter } from '../../exports/csv/compiled-ro
 import { planFlatLayout } from '../../exports/layout/flat.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup } from './csv-threads.ts';
-import { RECORD_PAGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';
+import { RANGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';
 
 /**
  * The CSV lines of these records (`write`, compiled from the flat layout) through `encoder`, as UTF-8 chunks of about 64 KiB; the last
@@ -82,7 +82,7 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
     const split = module ? await source.splitPass() : undefined;
     if (!threading?.databaseUrl || !module || !split) {
       yield* byPage(source.pages());
-    } else if (split.ranges.length * RECORD_PAGE_SIZE < threading.minRecords) {
+    } else if (split.ranges.length * RANGE_SIZE < threading.minRecords) {
       yield* byPage(noted(source, [split.first]));
       yield* byPage(noted(source, split.remaining()));
     } else {

@@ -16,6 +16,14 @@ export type { RecordPage } from './record-rows.ts';
 // to the old generation and doubled the server's peak memory.
 export const RECORD_PAGE_SIZE = 500;
 
+/**
+ * Records per `_id` range of a split pass (splitPass). Ranges are read and rendered side by side,
+ * several held at once (csv-threads.ts RENDER_WINDOW), so their size sets how many records are in
+ * flight: by hand, 1,000,000 bench records on two threads, ranges of 500 peaked at 278-291 MB and
+ * ranges of 250 at 214-215 MB, at the same speed (interleaved runs).
+ */
+export const RANGE_SIZE = 250;
+
 /** Pages read at once on PostgreSQL (see rangedPages). */
 const READ_AHEAD = 2;
 
@@ -81,7 +89,7 @@ export function recordScope(facts: ScopeFacts): repo.RecordScope {
   return { formId: facts.formId, condition: queryCondition(facts.query), submittedBy: facts.submittedBy, start: facts.start, end: facts.end };
 }
 
-/** A pass as its first page, then independent `_id` ranges of RECORD_PAGE_SIZE records, then the rest. */
+/** A pass as its first page, then independent `_id` ranges of RANGE_SIZE records, then the rest. */
 export interface SplitPass {
   readonly first: RecordPage;
   readonly ranges: readonly IdRange[];
@@ -132,7 +140,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   }
 
   /**
-   * On PostgreSQL: after the first page, the `_id` that ends every RECORD_PAGE_SIZE-th record is
+   * On PostgreSQL: after the first page, the `_id` that ends every RANGE_SIZE-th record is
    * listed (an index-only scan), so pages are independent ranges and READ_AHEAD of them are read
    * at once over the pool's connections. With one page read ahead this process waited for the
    * database about 15% of the time. Records after the last listed id (new ones too) come by keyset.
@@ -196,7 +204,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     const firstRows = await takeFirstPage();
     const last = firstRows[firstRows.length - 1]?.id ?? 0;
     const complete = firstRows.length < RECORD_PAGE_SIZE;
-    const ends = complete ? [] : await repo.listRunEnds(deps.db, scope, RECORD_PAGE_SIZE, last);
+    const ends = complete ? [] : await repo.listRunEnds(deps.db, scope, RANGE_SIZE, last);
     return {
       first: await usedPage(firstRows),
       ranges: ends.map((through, i) => ({ after: i === 0 ? last : (ends[i - 1] ?? last), through })),
