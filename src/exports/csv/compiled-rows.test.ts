@@ -44,11 +44,16 @@ function records(columns: readonly FlatColumn[], count: number): ExportRecord[] 
         const item: unknown = items[step.index];
         container = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
       }
-      const value = pick(VALUES);
+      const value =
+        rule.kind === 'choice'
+          ? pick([undefined, rule.choice, `x ${rule.choice}`, `${rule.choice}-not`, 'other', 3, null, ''])
+          : rule.kind === 'part'
+            ? pick([undefined, '1 2 3 4', '-1.2 36.8 0 5', '=1 2 3 4', '1 2', 5, null, ''])
+            : pick(VALUES);
       if (container && value !== undefined) container[rule.key] = value;
     }
     for (const key of ['web_browsers', 'gps', 'picture']) {
-      const value = pick([undefined, 'firefox ie', 'a.jpg', '-1.2 36.8 0 5', 3, '=evil']);
+      const value = pick([undefined, undefined, undefined, 'firefox ie', 'a.jpg', '-1.2 36.8 0 5', 3, '=evil']);
       if (value !== undefined) record[key] = value;
     }
     out.push(record);
@@ -91,13 +96,13 @@ describe('compiled CSV rows', () => {
   test('keys that are not identifiers are read as written, and more columns than one generated function holds', () => {
     const columns: FlatColumn[] = Array.from({ length: 450 }, (_, i) => {
       const key = i % 3 === 0 ? `grp/q"${i}'\\\u2028` : `q${i}`;
-      return { header: key, label: key, hxl: '', read: (r: ExportRecord) => String(r[key] ?? 'n/a'), rule: { steps: [], key, decimal: i % 7 === 0 } };
+      return { header: key, label: key, hxl: '', read: (r: ExportRecord) => String(r[key] ?? 'n/a'), rule: { kind: 'value', steps: [], key, decimal: i % 7 === 0 } };
     });
     const layoutRow = (record: ExportRecord) =>
-      columns.map((c) => {
+      columns.map((c, i) => {
         const value = record[c.rule?.key ?? ''];
         if (value === undefined) return 'n/a';
-        return typeof value === 'number' && c.rule?.decimal ? (Number.isInteger(value) ? `${value}.0` : String(value)) : String(value);
+        return typeof value === 'number' && i % 7 === 0 ? (Number.isInteger(value) ? `${value}.0` : String(value)) : String(value);
       });
     const write = compileCsvRows(columns);
     const record: ExportRecord = Object.fromEntries(columns.map((c, i) => [c.rule?.key ?? '', i % 2 === 0 ? i : `text ${i}`]));
@@ -106,7 +111,7 @@ describe('compiled CSV rows', () => {
   });
 
   test('a single column of one empty field is written "" as csvLine writes it', () => {
-    const only: FlatColumn = { header: 'a', label: 'a', hxl: '', read: () => '', rule: { steps: [], key: 'a', decimal: false } };
+    const only: FlatColumn = { header: 'a', label: 'a', hxl: '', read: () => '', rule: { kind: 'value', steps: [], key: 'a', decimal: false } };
     assert.equal(compileCsvRows([only])({ a: '' }), '""\n');
   });
 });

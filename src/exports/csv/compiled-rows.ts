@@ -5,10 +5,11 @@
 // line as it goes (the technique fast-json-stringify uses for Fastify's replies).
 //
 // Only column keys and indices reach the generated source: keys as JSON string literals (valid
-// JavaScript for any text) and indices as checked integers. Columns without a ValueRule are read
-// through their own `read`, so the text of every column is still decided in the layout alone.
-import { NA, text, type FlatColumn, type ItemStep, type ValueRule } from '../layout/flat.ts';
-import { pythonFloat, sanitizeText } from '../layout/values.ts';
+// JavaScript for any text) and indices as checked integers; constant cell texts go in as JSON
+// string literals too. Columns without a ColumnRule are read through their own `read`, and the
+// rules restate what `read` does (compiled-rows.test.ts compares the two).
+import { NA, text, type ColumnRule, type FlatColumn, type ItemStep } from '../layout/flat.ts';
+import { geopointParts, pythonFloat, sanitizeText } from '../layout/values.ts';
 import type { ExportRecord } from '../layout/types.ts';
 import { csvLine } from './writer.ts';
 
@@ -44,7 +45,21 @@ function asItem(value: unknown): Readonly<Record<string, unknown>> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-const HELPERS = { field, textField, otherField, asItem, pythonFloat, NA } as const;
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
+/** A select_multiple answer's names (none when it is not text); undefined when it is missing. */
+function choiceNames(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value.split(' ') : NO_NAMES;
+}
+
+/** A geopoint answer's four parts (none when it has not four); undefined when it is missing. */
+function pointParts(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  return geopointParts(value) ?? NO_NAMES;
+}
+
+const HELPERS = { field, textField, otherField, asItem, pythonFloat, choiceNames, pointParts, NA } as const;
 type Helpers = typeof HELPERS;
 type Readers = readonly FlatColumn['read'][];
 type Part = (record: ExportRecord, h: Helpers, read: Readers) => string;
@@ -77,16 +92,41 @@ function partSource(columns: readonly FlatColumn[], offset: number): string {
     containers.set(id, name);
     return name;
   };
-  const value = (rule: ValueRule): string => {
+  const valueAt = (rule: ColumnRule): string => {
     const from = container(rule.steps);
-    const read = from === 'r' ? `r[${literal(rule.key)}]` : `${from} === undefined ? undefined : ${from}[${literal(rule.key)}]`;
-    const number = rule.decimal ? 'h.pythonFloat(v)' : '"" + v';
-    return `v = ${read}; line += v === undefined ? h.NA : typeof v === "string" ? h.textField(v) : typeof v === "number" ? ${number} : h.otherField(v);`;
+    return from === 'r' ? `r[${literal(rule.key)}]` : `${from} === undefined ? undefined : ${from}[${literal(rule.key)}]`;
+  };
+  /** A variable holding `split(value)` for the columns of one answer that share it, declared on first use. */
+  const splits = new Map<string, string>();
+  const shared = (rule: ColumnRule, split: 'choiceNames' | 'pointParts'): string => {
+    const id = `${split} ${JSON.stringify(rule.steps)} ${rule.key}`;
+    const known = splits.get(id);
+    if (known) return known;
+    const name = `s${splits.size}`;
+    lines.push(`const ${name} = h.${split}(${valueAt(rule)});`);
+    splits.set(id, name);
+    return name;
+  };
+  const cell = (rule: ColumnRule): string => {
+    switch (rule.kind) {
+      case 'value': {
+        const number = rule.decimal ? 'h.pythonFloat(v)' : '"" + v';
+        return `v = ${valueAt(rule)}; line += v === undefined ? h.NA : typeof v === "string" ? h.textField(v) : typeof v === "number" ? ${number} : h.otherField(v);`;
+      }
+      case 'choice': {
+        const names = shared(rule, 'choiceNames');
+        return `line += ${names} === undefined ? h.NA : ${names}.includes(${literal(rule.choice)}) ? ${literal(field(rule.chosen))} : ${literal(field(rule.unchosen))};`;
+      }
+      case 'part': {
+        const parts = shared(rule, 'pointParts');
+        return `line += ${parts} === undefined ? h.NA : h.field(${parts}[${index(rule.part)}] ?? "");`;
+      }
+    }
   };
   const body: string[] = [];
   columns.forEach((column, i) => {
     if (i > 0) body.push('line += ",";');
-    body.push(column.rule ? value(column.rule) : `line += h.field(read[${index(offset + i)}](r));`);
+    body.push(column.rule ? cell(column.rule) : `line += h.field(read[${index(offset + i)}](r));`);
   });
   return ['"use strict";', 'let v;', 'let line = "";', ...lines, ...body, 'return line;'].join('\n');
 }

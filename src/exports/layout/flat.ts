@@ -26,17 +26,20 @@ export interface ItemStep {
 }
 
 /**
- * What a column holds, told to writers that compile their rows (src/exports/csv/compiled-rows.ts):
- * the value under `key` in the record, or in the repeat item that `steps` lead to, shown as `read`
- * shows it: `n/a` when missing, '' for null, numbers as text (a decimal as Python writes a float),
- * text through sanitizeText, other values through text(). Columns whose text depends on more than
- * that (choice labels, media links, split answers) have no rule.
+ * What a column holds, told to writers that compile their rows (src/exports/csv/compiled-rows.ts).
+ * Each reads the value under `key` in the record, or in the repeat item that `steps` lead to, and
+ * shows `n/a` when it is missing; otherwise, as `read` shows it:
+ * - value: '' for null, numbers as text (a decimal as Python writes a float), text through
+ *   sanitizeText, other values through text();
+ * - choice: `chosen` when the space-separated answer holds `choice`, else `unchosen` (a
+ *   split select_multiple);
+ * - part: the `part`-th of a geopoint's four space-separated parts, '' when it has not four.
+ * Columns whose text depends on more (choice labels, media links) have no rule.
  */
-export interface ValueRule {
-  readonly steps: readonly ItemStep[];
-  readonly key: string;
-  readonly decimal: boolean;
-}
+export type ColumnRule =
+  | { readonly kind: 'value'; readonly steps: readonly ItemStep[]; readonly key: string; readonly decimal: boolean }
+  | { readonly kind: 'choice'; readonly steps: readonly ItemStep[]; readonly key: string; readonly choice: string; readonly chosen: string; readonly unchosen: string }
+  | { readonly kind: 'part'; readonly steps: readonly ItemStep[]; readonly key: string; readonly part: number };
 
 export interface FlatColumn {
   /** The header as written (after remove_group_name and group_delimiter). */
@@ -46,7 +49,7 @@ export interface FlatColumn {
   readonly hxl: string;
   readonly read: (record: ExportRecord) => string;
   /** The column as data, where `read` does no more than it says. */
-  readonly rule?: ValueRule;
+  readonly rule?: ColumnRule;
 }
 
 export interface FlatLayout {
@@ -79,7 +82,7 @@ function rememberLast<K, V>(compute: (key: K) => V): (key: K) => V {
   };
 }
 
-/** A value as a flat cell shows it when no option changes its text (see ValueRule). */
+/** A value as a flat cell shows it when no option changes its text (see ColumnRule). */
 export function text(value: unknown): string {
   if (value === null) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
@@ -135,6 +138,7 @@ class FlatPlanner {
       const namesOf = rememberLast((value: unknown): readonly string[] => (typeof value === 'string' ? value.split(' ') : []));
       for (const choice of q.choices) {
         const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
+        const [chosen, unchosen] = o.valueSelectMultiples ? [sanitizeText(shown), ''] : o.binarySelectMultiples ? ['1', '0'] : ['True', 'False'];
         this.columns.push({
           header: this.display(`${raw}/${shown}`, `${q.name}/${shown}`),
           label: `${q.name}${o.groupDelimiter}${choiceLabel(choice, this.labels)}`,
@@ -142,11 +146,9 @@ class FlatPlanner {
           read: (record) => {
             const value = locate(record)?.[q.path];
             if (value === undefined) return NA;
-            const selected = namesOf(value).includes(choice.name);
-            if (o.valueSelectMultiples) return selected ? sanitizeText(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name) : '';
-            if (o.binarySelectMultiples) return selected ? '1' : '0';
-            return selected ? 'True' : 'False';
+            return namesOf(value).includes(choice.name) ? chosen : unchosen;
           },
+          rule: { kind: 'choice', steps, key: q.path, choice: choice.name, chosen, unchosen },
         });
       }
     } else {
@@ -160,7 +162,7 @@ class FlatPlanner {
           return value === undefined ? NA : this.answer(q, value, record);
         },
       };
-      this.columns.push(this.plain(q) ? { ...column, rule: { steps, key: q.path, decimal: q.value === 'decimal' } } : column);
+      this.columns.push(this.plain(q) ? { ...column, rule: { kind: 'value', steps, key: q.path, decimal: q.value === 'decimal' } } : column);
     }
     if (q.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
@@ -176,6 +178,7 @@ class FlatPlanner {
             if (value === undefined) return NA;
             return partsOf(value)?.[part] ?? '';
           },
+          rule: { kind: 'part', steps, key: q.path, part },
         });
       }
     }
@@ -239,11 +242,11 @@ class FlatPlanner {
           return key === '_tags' ? flatTags(value) : text(value);
         },
       };
-      this.columns.push(key === '_notes' || key === '_tags' ? column : { ...column, rule: { steps: [], key, decimal: false } });
+      this.columns.push(key === '_notes' || key === '_tags' ? column : { ...column, rule: { kind: 'value', steps: [], key, decimal: false } });
     }
     for (const key of [...osmTagKeys].sort()) {
       const read = (record: ExportRecord): string => (record[key] === undefined ? NA : text(record[key]));
-      this.columns.push({ header: key, label: key, hxl: '', read, rule: { steps: [], key, decimal: false } });
+      this.columns.push({ header: key, label: key, hxl: '', read, rule: { kind: 'value', steps: [], key, decimal: false } });
     }
   }
 }

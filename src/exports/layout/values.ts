@@ -9,6 +9,11 @@ function riskyFirst(code: number): boolean {
 }
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
+/** Whether every space-separated token is a number (a single number is the common case: no split). */
+function numbersOnly(text: string): boolean {
+  return text.indexOf(' ') === -1 ? NUMBER.test(text) : text.split(' ').every((t) => NUMBER.test(t));
+}
+
 /**
  * onadata's protection against formula injection (§3.1): a value that a spreadsheet would
  * read as a formula gets a leading `'`, unless every space-separated token is a number (GPS
@@ -17,7 +22,7 @@ const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 export function sanitizeText(value: string): string {
   // Called for nearly every cell of an export: the common case returns without allocating.
   let text = value;
-  if (text.length > 0 && riskyFirst(text.charCodeAt(0)) && !text.split(' ').every((t) => NUMBER.test(t))) text = `'${text}`;
+  if (text.length > 0 && riskyFirst(text.charCodeAt(0)) && !numbersOnly(text)) text = `'${text}`;
   return text.indexOf('|') === -1 ? text : text.replace(/\|/g, '\\|');
 }
 
