@@ -33,3 +33,21 @@ export function resetPeakRss(pid: number): boolean {
 export function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
+
+/**
+ * A fixed piece of CPU work timed in this process: JSON.parse of one bench-like record 1,000,000
+ * times, in ms. The machines here change speed by a fifth or more within minutes; printed beside
+ * a benchmark's figures, it tells a slow phase of the machine from a slower build.
+ */
+export function machineCheckMs(): number {
+  const record = JSON.stringify({
+    start: '2026-11-01T08:00:00.000+03:00', today: '2026-11-01', consent: 'yes', _tags: [], _uuid: '6af3f089-f498-4508-9180-0f148915d600',
+    member: [{ 'member/m_age': 7, 'member/m_sex': 'female', 'member/m_name': 'Member 0-1', 'member/m_school': 'no' }],
+    'household/hh_income': 1013.5, 'respondent/resp_age': 18, 'household/location': '-1.000000 36.800000 1650 5',
+  });
+  let sink = 0;
+  const started = performance.now();
+  for (let i = 0; i < 1_000_000; i++) sink += (JSON.parse(record) as { consent: string }).consent.length;
+  const ms = performance.now() - started;
+  return sink > 0 ? Math.round(ms) : Number.NaN;
+}

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
-import { cpuSeconds, loadAverage, peakRssMb, resetPeakRss } from './_proc.ts';
+import { cpuSeconds, loadAverage, machineCheckMs, peakRssMb, resetPeakRss } from './_proc.ts';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type BenchServer } from './_server.ts';
 import { buildFormSchema, type FormSchema } from '../src/modules/submissions/form-schema.ts';
 import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
@@ -292,6 +292,7 @@ export async function main(args: string[]): Promise<void> {
       return (await formFacts(c)).id;
     });
     const idle = peakRssMb(server.process.pid ?? 0);
+    const checkBefore = machineCheckMs();
     const results: Measurement[] = [];
     for (const format of formats) {
       for (const measure of [measureDirect, measureJob]) {
@@ -307,6 +308,7 @@ export async function main(args: string[]): Promise<void> {
     );
     console.log('targets: CSV ≤ 15 s, XLSX ≤ 60 s, peak RSS ≤ 300 MB');
     console.log(`machine load average during the run: ${loadAverage()} (server CPU s is the figure to compare when the machine is busy)`);
+    console.log(`machine check (JSON.parse of a record ×1,000,000, lower is faster): ${checkBefore} ms before the runs, ${machineCheckMs()} ms after`);
   } finally {
     await server.stop();
   }
