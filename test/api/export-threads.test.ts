@@ -152,7 +152,7 @@ test('a helper thread renders a range as the main thread does, and its failures 
     const rendered = await helper.render(0, range);
     const page = await split.readRange(range);
     assert.equal(rendered.records, page.count);
-    assert.equal(Buffer.concat(rendered.chunks).toString('utf8'), Buffer.concat(flatCsvBytes((record) => csvLine(layout.row(record)), page.records, new CsvEncoder())).toString('utf8'));
+    assert.equal(Buffer.concat(rendered.take()).toString('utf8'), Buffer.concat(flatCsvBytes((record) => csvLine(layout.row(record)), page.records, new CsvEncoder())).toString('utf8'));
   } finally {
     await helper.close();
   }
@@ -163,5 +163,40 @@ test('a helper thread renders a range as the main thread does, and its failures 
     await assert.rejects(broken.render(0, { after: 0, through: 10 }), /CSV helper thread: .*gather_no_such_database/);
   } finally {
     await broken.close();
+  }
+});
+
+test('ranges a helper finishes out of order (one waits for a user lookup the next ones do not need) are each taken with their own bytes', { skip: process.env['DATABASE_URL'] ? false : 'helper threads run on PostgreSQL only' }, async () => {
+  const module = csvHelperModule();
+  assert.ok(module);
+  const definition = await findFormDefinition(server.deps.db, formId);
+  const target: ExportTarget = { formId, idString: 'threaded', title: 'Threaded', formJson: definition.json };
+  const options = parseExportOptions({}, { includeReviews: false });
+  const source = await openExportSource(server.deps, target, options, 'http://testserver');
+  const split = await source.splitPass();
+  const [first, second, third] = split?.ranges ?? [];
+  assert.ok(split && first && second && third, 'the pass splits into three ranges or more');
+  // Records without a submitter (anonymous submissions) need no user lookup: the helper's first
+  // range waits for one, the next two do not, so their bytes reach the channel first.
+  const anonymous = (submittedBy: number | null) =>
+    server.deps.db.updateTable('instances').set({ submitted_by: submittedBy }).where('form_id', '=', formId).where('id', '>', first.through).where('id', '<=', third.through).execute();
+  await anonymous(null);
+  const helper = new CsvHelper(module, {
+    databaseUrl: server.deps.config.databaseUrl ?? '', formJson: definition.json, options, baseUrl: source.baseUrl,
+    repeatCounts: (await source.repeatShape()).keyedCounts(), osmTagKeys: [], facts: split.facts,
+  });
+  try {
+    const layout = planFlatLayout(source.form, options, await source.repeatShape(), { baseUrl: source.baseUrl }, []);
+    const finished: number[] = [];
+    const rendered = [first, second, third].map((range, seq) => helper.render(seq, range).then((r) => (finished.push(seq), r)));
+    const results = await Promise.all(rendered);
+    assert.deepEqual(finished, [1, 2, 0], 'the first range is ready last');
+    for (const [seq, range] of [first, second, third].entries()) {
+      const expected = Buffer.concat(flatCsvBytes((record) => csvLine(layout.row(record)), (await split.readRange(range)).records, new CsvEncoder())).toString('utf8');
+      assert.equal(Buffer.concat(results[seq]?.take() ?? []).toString('utf8'), expected, `range ${seq}`);
+    }
+  } finally {
+    await helper.close();
+    await anonymous(bob.id);
   }
 });

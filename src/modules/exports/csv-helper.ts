@@ -6,7 +6,7 @@ import { buildExportForm } from '../../exports/layout/form-model.ts';
 import { planFlatLayout } from '../../exports/layout/flat.ts';
 import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
-import type { CsvHelperReply, CsvHelperRequest, CsvHelperSetup } from './csv-threads.ts';
+import type { CsvHelperBytes, CsvHelperData, CsvHelperReply, CsvHelperRequest } from './csv-threads.ts';
 import { CsvEncoder } from '../../exports/csv/writer.ts';
 import { compileCsvRows } from '../../exports/csv/compiled-rows.ts';
 import { flatCsvBytes } from './flat-csv.ts';
@@ -14,7 +14,7 @@ import { PageReader } from './record-rows.ts';
 import { listExportRecords } from './repository.ts';
 import { recordScope } from './source.ts';
 
-async function serve(port: MessagePort, setup: CsvHelperSetup): Promise<void> {
+async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   const database = await openDatabase({ databaseUrl: setup.databaseUrl, pgliteDir: '', poolSize: 1 });
   const shape = new RepeatShape();
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
@@ -22,24 +22,28 @@ async function serve(port: MessagePort, setup: CsvHelperSetup): Promise<void> {
   const write = compileCsvRows(layout.columns);
   const scope = recordScope(setup.facts);
   const reader = new PageReader(database.db);
+  /** Renders a range: its bytes go into the bytes channel (moved, not copied), then it is told ready. */
   const answer = async (seq: number, after: number, through: number): Promise<CsvHelperReply> => {
     try {
       const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments);
       const page = await reader.page(rows);
-      return { seq, chunks: flatCsvBytes(write, page.records, new CsvEncoder()), records: page.count };
+      const chunks = flatCsvBytes(write, page.records, new CsvEncoder());
+      setup.bytes.postMessage({ seq, chunks } satisfies CsvHelperBytes, chunks.map((chunk) => chunk.buffer as ArrayBuffer));
+      return { seq, records: page.count };
     } catch (error) {
       return { seq, error: error instanceof Error ? error.message : String(error) };
     }
   };
   port.on('message', (request: CsvHelperRequest) => {
     if ('close' in request) {
-      void database.close().finally(() => port.close());
+      void database.close().finally(() => {
+        setup.bytes.close();
+        port.close();
+      });
       return;
     }
-    void answer(request.seq, request.range.after, request.range.through).then((reply) => {
-      port.postMessage(reply, 'chunks' in reply ? reply.chunks.map((chunk) => chunk.buffer as ArrayBuffer) : []);
-    });
+    void answer(request.seq, request.range.after, request.range.through).then((reply) => port.postMessage(reply));
   });
 }
 
-if (parentPort) void serve(parentPort, workerData as CsvHelperSetup);
+if (parentPort) void serve(parentPort, workerData as CsvHelperData);

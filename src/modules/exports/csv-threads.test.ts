@@ -6,7 +6,8 @@ import type { IdRange } from './source.ts';
 const ranges: IdRange[] = Array.from({ length: 40 }, (_, i) => ({ after: i * 10, through: i * 10 + 10 }));
 
 function rendered(range: IdRange, by: string): RenderedRange {
-  return { chunks: [new TextEncoder().encode(`${range.after}-${range.through} ${by}\n`)], records: 10 };
+  const chunks = [new TextEncoder().encode(`${range.after}-${range.through} ${by}\n`)];
+  return { records: 10, take: () => chunks };
 }
 
 const mainThread = { read: async (range: IdRange) => range, render: (range: IdRange) => rendered(range, 'main') };
@@ -32,7 +33,7 @@ function slowHelper(name: string, delay: (seq: number) => number, log: number[] 
 
 async function collect(iterable: AsyncIterable<RenderedRange>): Promise<string[]> {
   const out: string[] = [];
-  for await (const range of iterable) out.push(Buffer.concat(range.chunks).toString('utf8').trim());
+  for await (const range of iterable) out.push(Buffer.concat(range.take()).toString('utf8').trim());
   return out;
 }
 

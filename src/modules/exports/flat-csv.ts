@@ -66,10 +66,13 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
       const rangeEncoder = new CsvEncoder();
       const here = {
         read: (range: IdRange) => split.readRange(range),
-        render: (page: RecordPage) => ({ chunks: flatCsvBytes(write, page.records, rangeEncoder), records: page.count }),
+        render: (page: RecordPage) => {
+          const chunks = flatCsvBytes(write, page.records, rangeEncoder);
+          return { records: page.count, take: () => chunks };
+        },
       };
       for await (const rendered of renderRanges(split.ranges, helpers, here)) {
-        yield* rendered.chunks;
+        yield* rendered.take();
         await source.noteWritten(rendered.records);
       }
     } finally {
