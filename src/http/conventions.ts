@@ -239,7 +239,9 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       reply.code(appError.status).headers(appError.headers).type('text/xml; charset=utf-8').send(openRosaMessage(message));
       return;
     }
-    reply.code(appError.status).headers(appError.headers).send(appError.body);
+    // A download that failed before its first byte has its file's type and name set already.
+    reply.removeHeader('content-disposition');
+    reply.code(appError.status).headers(appError.headers).type('application/json; charset=utf-8').send(appError.body);
   });
 
   app.setNotFoundHandler((_request, reply) => {

@@ -51,9 +51,29 @@ export class IsoSeconds {
   }
 }
 
+/**
+ * Parsed JSON with no Object.prototype under its objects, nested ones too: an answer to a question
+ * named `constructor` or `toString` that a record lacks must read as missing, not as the function
+ * every object inherits (exports of such forms failed). About 0.25 µs a record of the bench form.
+ */
+function withoutPrototypes(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) withoutPrototypes(item);
+    return;
+  }
+  Object.setPrototypeOf(value, null);
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    const inner = object[key];
+    if (typeof inner === 'object' && inner !== null) withoutPrototypes(inner);
+  }
+}
+
 /** The stored record with the meta keys its row's columns hold (they win over stored keys). */
 function exportRecord(row: repo.ExportRecordRow, users: Usernames, times: IsoSeconds): ExportRecord {
   const record = JSON.parse(row.json_text) as Record<string, unknown>;
+  withoutPrototypes(record);
   record['_id'] = Number(row.id);
   record['_uuid'] = row.uuid;
   record['_submission_time'] = times.format(row.submission_time);
@@ -64,7 +84,9 @@ function exportRecord(row: repo.ExportRecordRow, users: Usernames, times: IsoSec
   record['_total_media'] = row.total_media;
   record['_media_count'] = row.media_count;
   record['_media_all_received'] = row.media_count >= row.total_media;
-  record['_attachments'] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
+  const attachments: unknown = row.attachments === null ? {} : JSON.parse(row.attachments);
+  withoutPrototypes(attachments);
+  record['_attachments'] = attachments;
   return record as ExportRecord;
 }
 
