@@ -1,6 +1,7 @@
 // The data API: records of a form, one record, deletion, attachments, and the forms with data.
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
+import { ownValue } from '../../platform/lookup.ts';
 import { formAllows, isAuthenticated, requireUser } from '../../access/index.ts';
 import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http/pagination.ts';
 import { getBlob } from '../blobs/repository.ts';
@@ -118,7 +119,7 @@ async function matchingIds(
 }
 
 function pick(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(fields.map((f) => [f, record[f] ?? null]));
+  return Object.fromEntries(fields.map((f) => [f, ownValue(record, f) ?? null]));
 }
 
 function parseDataId(raw: string): number {

@@ -6,6 +6,7 @@ import { findFormDefinition } from '../forms/repository.ts';
 import { buildFormSchema } from './form-schema.ts';
 import { listRecords, type DataQuery } from './data.ts';
 import { loadVisibleForm } from '../forms/service.ts';
+import { ownValue } from '../../platform/lookup.ts';
 
 type Point = { type: 'Point'; coordinates: [number, number] };
 
@@ -49,8 +50,8 @@ export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: 
   const features = records.map((record) => {
     const points = paths.flatMap((path) => valuesAt(record, path).map(pointOf)).filter((p): p is Point => p !== undefined);
     const properties: Record<string, unknown> = { id: record['_id'], xform: form.id };
-    for (const field of extra) properties[field] = record[field] ?? null;
-    if (query.title) properties['title'] = record[query.title] ?? null;
+    for (const field of extra) properties[field] = ownValue(record, field) ?? null;
+    if (query.title) properties['title'] = ownValue(record, query.title) ?? null;
     const geometry = points.length === 0 ? null : simple && points.length === 1 ? points[0] : { type: 'GeometryCollection', geometries: points };
     return { type: 'Feature', geometry, properties };
   });

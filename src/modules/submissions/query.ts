@@ -2,11 +2,12 @@
 // Field names travel as parameters (`i.json ->> $1`), never as SQL text.
 import { sql, type RawBuilder } from 'kysely';
 import { errors } from '../../errors.ts';
+import { lookupTable } from '../../platform/lookup.ts';
 
 export type Condition = RawBuilder<unknown>;
 
 /** Meta keys stored in columns rather than in the record JSON. */
-const COLUMN_FIELDS: Record<string, { column: RawBuilder<unknown>; type: 'int' | 'timestamp' | 'text' }> = {
+const COLUMN_FIELDS = lookupTable<{ column: RawBuilder<unknown>; type: 'int' | 'timestamp' | 'text' }>({
   _id: { column: sql`i.id`, type: 'int' },
   _submission_time: { column: sql`i.date_created`, type: 'timestamp' },
   _date_modified: { column: sql`i.date_modified`, type: 'timestamp' },
@@ -15,7 +16,7 @@ const COLUMN_FIELDS: Record<string, { column: RawBuilder<unknown>; type: 'int' |
   _uuid: { column: sql`i.uuid`, type: 'text' },
   _status: { column: sql`i.status`, type: 'text' },
   _submitted_by: { column: sql`(SELECT username FROM users WHERE id = i.submitted_by)`, type: 'text' },
-};
+});
 
 const DATE_FORMATS = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:?\d{2}|Z)$/];
 const NUMBER_TEXT = '^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$';
@@ -48,7 +49,7 @@ function answerComparison(field: string, op: string, value: unknown): Condition 
   return sql`(i.json ->> ${field}) ${operator} ${String(value)}`;
 }
 
-const OPERATORS: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=', $ne: '<>' };
+const OPERATORS = lookupTable<string>({ $gt: '>', $gte: '>=', $lt: '<', $lte: '<=', $ne: '<>' });
 
 function fieldCondition(field: string, value: unknown): Condition {
   const onColumn = field in COLUMN_FIELDS;

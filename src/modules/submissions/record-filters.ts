@@ -3,12 +3,13 @@
 // `?not_tagged=a`): each becomes a condition on the record, ANDed with the JSON `query`.
 import { sql } from 'kysely';
 import { errors } from '../../errors.ts';
+import { lookupTable } from '../../platform/lookup.ts';
 import { objectCondition, type Condition } from './query.ts';
 
-const COMPARISONS: Readonly<Record<string, string>> = { gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' };
+const COMPARISONS = lookupTable<string>({ gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' });
 /** Filter names for the meta keys of the JSON query. */
-const TEXT_FILTERS: Readonly<Record<string, string>> = { uuid: '_uuid', version: '_version', status: '_status', submitted_by__username: '_submitted_by' };
-const DATE_FILTERS: Readonly<Record<string, string>> = { date_created: '_submission_time', date_modified: '_date_modified', last_edited: '_last_edited' };
+const TEXT_FILTERS = lookupTable<string>({ uuid: '_uuid', version: '_version', status: '_status', submitted_by__username: '_submitted_by' });
+const DATE_FILTERS = lookupTable<string>({ date_created: '_submission_time', date_modified: '_date_modified', last_edited: '_last_edited' });
 
 function single(value: unknown): string | undefined {
   const first = Array.isArray(value) ? (value as unknown[])[0] : value;

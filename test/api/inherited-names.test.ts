@@ -1,6 +1,7 @@
 // Questions named like the members every JavaScript object inherits (constructor, toString,
-// valueOf, __proto__) are ordinary XLSForm names: a record that leaves them unanswered exports them
-// as missing, in every format, instead of failing on the inherited function.
+// valueOf, hasOwnProperty) are ordinary XLSForm names: a record that leaves them unanswered exports
+// them as missing, in every format, and the data API queries, filters and projects them like any
+// other field, instead of failing on (or matching) the inherited function.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -88,5 +89,42 @@ describe('questions named like inherited object members', () => {
     const records = res.json<Array<Record<string, unknown>>>();
     assert.equal(records[0]?.['toString'], 'only this');
     assert.equal(Object.hasOwn(records[0] ?? {}, 'constructor'), false);
+  });
+});
+
+describe('the data API with fields named like inherited object members', () => {
+  const data = (query: string) => server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?${query}`, headers: bob.auth });
+  /** Each record's own value of `field` (a plain `r[field]` would find the inherited member). */
+  const values = (res: Awaited<ReturnType<typeof data>>, field: string) => res.json<Array<Record<string, unknown>>>().map((r) => (Object.hasOwn(r, field) ? r[field] : undefined));
+
+  test('query matches their answers, as any field', async () => {
+    for (const [query, expected] of [
+      [{ constructor: 'built' }, ['built']],
+      [{ toString: 'only this' }, [undefined]],
+      [{ valueOf: { $gte: 2 } }, ['built']],
+      [{ valueOf: null }, [undefined]],
+    ] as const) {
+      const res = await data(`query=${encodeURIComponent(JSON.stringify(query))}`);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(values(res, 'constructor'), expected, JSON.stringify(query));
+    }
+  });
+
+  test('an operator or filter named like one is refused or ignored, never run', async () => {
+    const operator = await data(`query=${encodeURIComponent(JSON.stringify({ valueOf: { constructor: 1 } }))}`);
+    assert.equal(operator.statusCode, 400, operator.body);
+    assert.match(operator.json().detail, /Unsupported query operator "constructor"/);
+    const filter = await data('toString=x');
+    assert.equal(filter.statusCode, 200, filter.body);
+    assert.equal(filter.json<unknown[]>().length, 2);
+  });
+
+  test('fields projects them, null where unanswered', async () => {
+    const res = await data(`fields=${encodeURIComponent(JSON.stringify(['constructor', 'toString']))}`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), [
+      { constructor: null, toString: 'only this' },
+      { constructor: 'built', toString: null },
+    ]);
   });
 });
