@@ -18,10 +18,11 @@ async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   const database = await openDatabase({ databaseUrl: setup.databaseUrl, pgliteDir: '', poolSize: 1 });
   const shape = new RepeatShape();
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
-  const layout = planFlatLayout(buildExportForm(setup.formJson), setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
+  const form = buildExportForm(setup.formJson);
+  const layout = planFlatLayout(form, setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
   const write = compileCsvRows(layout.columns);
   const scope = recordScope(setup.facts);
-  const reader = new PageReader(database.db);
+  const reader = new PageReader(database.db, form);
   /** Renders a range: its bytes go into the bytes channel (moved, not copied), then it is told ready. */
   const answer = async (seq: number, after: number, through: number): Promise<CsvHelperReply> => {
     try {

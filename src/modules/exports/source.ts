@@ -111,7 +111,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   const withAttachments = options.includeImages && hasMedia(form);
   const facts: ScopeFacts = { formId: target.formId, query: options.query, submittedBy: target.submittedBy, start: options.start, end: options.end, withAttachments };
   const scope = recordScope(facts);
-  const reader = new PageReader(deps.db);
+  const reader = new PageReader(deps.db, form);
   const usedPage = (rows: repo.ExportRecordRow[]): Promise<RecordPage> => reader.page(rows);
 
   let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, { limit: RECORD_PAGE_SIZE }, withAttachments);
