@@ -8,6 +8,6 @@ export function lookupTable<V>(entries: Readonly<Record<string, V>>): Readonly<R
 }
 
 /** The object's own value under `key` (never an inherited one); undefined when it has none. */
-export function ownValue(object: Readonly<Record<string, unknown>>, key: string): unknown {
+export function ownValue<V>(object: Readonly<Record<string, V>>, key: string): V | undefined {
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }

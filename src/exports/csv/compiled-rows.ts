@@ -1,17 +1,18 @@
 // Flat CSV rows from a function made for the layout. Reading a record through one closure per
 // column made every property read a megamorphic lookup (the closures share their code) and cost a
-// call, a cell array and a quoting pass per cell: about 8.5 µs a record of the bench form. A
-// function whose source names each column's key reads each with a monomorphic load and writes the
-// line as it goes (the technique fast-json-stringify uses for Fastify's replies).
+// call, a cell array and a quoting pass per cell: about 8.5 µs a record of the bench form (by hand,
+// records in memory). A function whose source names each column's key reads each with a
+// monomorphic load and writes the line as it goes (the technique fast-json-stringify uses for
+// Fastify's replies).
 //
 // Only column keys and indices reach the generated source: keys as JSON string literals (valid
 // JavaScript for any text) and indices as checked integers; constant cell texts go in as JSON
 // string literals too. Columns without a ColumnRule are read through their own `read`, and the
 // rules restate what `read` does (compiled-rows.test.ts compares the two).
-import { NA, text, type ColumnRule, type FlatColumn, type ItemStep } from '../layout/flat.ts';
-import { geopointParts, pythonFloat, sanitizeText } from '../layout/values.ts';
+import { asObject, NA, text, type ColumnRule, type FlatColumn, type ItemStep } from '../layout/flat.ts';
+import { choiceNames, pointParts, pythonFloat, riskyFirst, sanitizeText } from '../layout/values.ts';
 import type { ExportRecord } from '../layout/types.ts';
-import { csvLine } from './writer.ts';
+import { csvField, csvLine } from './writer.ts';
 
 /** One record's CSV line, with its `\n`. */
 export type CsvRowWriter = (record: ExportRecord) => string;
@@ -19,47 +20,19 @@ export type CsvRowWriter = (record: ExportRecord) => string;
 /** Columns per generated function: V8 stops optimising functions past a size, and a form may have thousands. */
 const COLUMNS_PER_FUNCTION = 200;
 
-const NEEDS_QUOTES = /[",\r\n]/;
 /** Characters that make sanitizeText or the CSV quoting change a text. */
 const MAY_CHANGE = /[",\r\n|]/;
 
-/** A CSV field of text that has been through sanitizeText. */
-function field(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
 /** The CSV field of a text answer: sanitizeText, then quoted where needed (most need neither). */
 function textField(value: string): string {
-  if (value.length === 0) return value;
-  const first = value.charCodeAt(0);
-  // = + - @ % TAB CR LF: sanitizeText's risky first characters.
-  const risky = first === 61 || first === 43 || first === 45 || first === 64 || first === 37 || first === 9 || first === 13 || first === 10;
-  return !risky && !MAY_CHANGE.test(value) ? value : field(sanitizeText(value));
+  return value.length === 0 || (!riskyFirst(value.charCodeAt(0)) && !MAY_CHANGE.test(value)) ? value : csvField(sanitizeText(value));
 }
 
 function otherField(value: unknown): string {
-  return field(text(value));
+  return csvField(text(value));
 }
 
-function asItem(value: unknown): Readonly<Record<string, unknown>> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-const NO_NAMES: readonly string[] = Object.freeze([]);
-
-/** A select_multiple answer's names (none when it is not text); undefined when it is missing. */
-function choiceNames(value: unknown): readonly string[] | undefined {
-  if (value === undefined) return undefined;
-  return typeof value === 'string' ? value.split(' ') : NO_NAMES;
-}
-
-/** A geopoint answer's four parts (none when it has not four); undefined when it is missing. */
-function pointParts(value: unknown): readonly string[] | undefined {
-  if (value === undefined) return undefined;
-  return geopointParts(value) ?? NO_NAMES;
-}
-
-const HELPERS = { field, textField, otherField, asItem, pythonFloat, choiceNames, pointParts, NA } as const;
+const HELPERS = { field: csvField, textField, otherField, asObject, pythonFloat, choiceNames, pointParts, NA } as const;
 type Helpers = typeof HELPERS;
 type Readers = readonly FlatColumn['read'][];
 type Part = (record: ExportRecord, h: Helpers, read: Readers) => string;
@@ -88,7 +61,7 @@ function partSource(columns: readonly FlatColumn[], offset: number): string {
     const name = `c${containers.size}`;
     const items = `${name}i`;
     const read = parent === 'r' ? `r[${literal(step.key)}]` : `${parent} === undefined ? undefined : ${parent}[${literal(step.key)}]`;
-    lines.push(`const ${items} = ${read};`, `const ${name} = Array.isArray(${items}) ? h.asItem(${items}[${index(step.index)}]) : undefined;`);
+    lines.push(`const ${items} = ${read};`, `const ${name} = Array.isArray(${items}) ? h.asObject(${items}[${index(step.index)}]) : undefined;`);
     containers.set(id, name);
     return name;
   };
@@ -115,7 +88,7 @@ function partSource(columns: readonly FlatColumn[], offset: number): string {
       }
       case 'choice': {
         const names = shared(rule, 'choiceNames');
-        return `line += ${names} === undefined ? h.NA : ${names}.includes(${literal(rule.choice)}) ? ${literal(field(rule.chosen))} : ${literal(field(rule.unchosen))};`;
+        return `line += ${names} === undefined ? h.NA : ${names}.includes(${literal(rule.choice)}) ? ${literal(csvField(rule.chosen))} : ${literal(csvField(rule.unchosen))};`;
       }
       case 'part': {
         const parts = shared(rule, 'pointParts');
@@ -137,8 +110,9 @@ function partSource(columns: readonly FlatColumn[], offset: number): string {
  */
 export function compileCsvRows(columns: readonly FlatColumn[]): CsvRowWriter {
   const readers: Readers = columns.map((c) => c.read);
+  const uncompiled: CsvRowWriter = (record) => csvLine(readers.map((read) => read(record)));
   // A single empty field is written `""` (csvLine): not worth a compiled path.
-  if (columns.length < 2) return (record) => csvLine(readers.map((read) => read(record)));
+  if (columns.length < 2) return uncompiled;
   const parts: Part[] = [];
   try {
     for (let start = 0; start < columns.length; start += COLUMNS_PER_FUNCTION) {
@@ -148,11 +122,7 @@ export function compileCsvRows(columns: readonly FlatColumn[]): CsvRowWriter {
   } catch (error) {
     // A process run with --disallow-code-generation-from-strings: the same lines, column by column.
     if (!(error instanceof EvalError)) throw error;
-    return (record) => csvLine(readers.map((read) => read(record)));
-  }
-  if (parts.length === 1) {
-    const [only] = parts as [Part];
-    return (record) => `${only(record, HELPERS, readers)}\n`;
+    return uncompiled;
   }
   return (record) => {
     let line = '';

@@ -18,7 +18,8 @@ export interface CsvOptions {
   readonly bom?: boolean;
 }
 
-function field(value: string): string {
+/** A field as CSV writes it: quoted (quotes doubled) when it holds a comma, a quote, CR or LF. */
+export function csvField(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
@@ -28,7 +29,7 @@ export function csvLine(cells: readonly string[]): string {
   let line = '';
   for (let i = 0; i < cells.length; i++) {
     if (i > 0) line += ',';
-    line += field(cells[i] ?? '');
+    line += csvField(cells[i] ?? '');
   }
   return `${line}\n`;
 }

@@ -5,7 +5,7 @@
 import { labelText, sectionQuestions, type ExportForm, type ExportNode, type ExportQuestion, type ExportSection } from './form-model.ts';
 import type { RepeatShape } from './repeat-shape.ts';
 import type { ExportRecord, LayoutOptions, LinkContext } from './types.ts';
-import { choiceLabel, choiceLabels, flatTags, geopointPartPath, geopointParts, mediaValue, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
+import { choiceLabel, choiceLabels, choiceNames, flatTags, geopointPartPath, mediaValue, pointParts, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
 
 export const NA = 'n/a';
 
@@ -59,7 +59,8 @@ export interface FlatLayout {
   row(record: ExportRecord): string[];
 }
 
-function asObject(value: unknown): Container {
+/** The value when it is an object (a repeat item), else undefined. */
+export function asObject(value: unknown): Container {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
@@ -135,7 +136,7 @@ class FlatPlanner {
     const o = this.options;
     if (q.selectMultiple && o.splitSelectMultiples) {
       // The choice columns of one record read the same answer: it is split once.
-      const namesOf = rememberLast((value: unknown): readonly string[] => (typeof value === 'string' ? value.split(' ') : []));
+      const namesOf = rememberLast(choiceNames);
       for (const choice of q.choices) {
         const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
         const [chosen, unchosen] = o.valueSelectMultiples ? [sanitizeText(shown), ''] : o.binarySelectMultiples ? ['1', '0'] : ['True', 'False'];
@@ -144,9 +145,9 @@ class FlatPlanner {
           label: `${q.name}${o.groupDelimiter}${choiceLabel(choice, this.labels)}`,
           hxl: '',
           read: (record) => {
-            const value = locate(record)?.[q.path];
-            if (value === undefined) return NA;
-            return namesOf(value).includes(choice.name) ? chosen : unchosen;
+            const names = namesOf(locate(record)?.[q.path]);
+            if (names === undefined) return NA;
+            return names.includes(choice.name) ? chosen : unchosen;
           },
           rule: { kind: 'choice', steps, key: q.path, choice: choice.name, chosen, unchosen },
         });
@@ -166,7 +167,7 @@ class FlatPlanner {
     }
     if (q.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
-      const partsOf = rememberLast(geopointParts);
+      const partsOf = rememberLast(pointParts);
       for (let part = 0; part < 4; part++) {
         const header = this.display(geopointPartPath(raw, part), geopointPartPath(q.name, part));
         this.columns.push({
@@ -174,9 +175,9 @@ class FlatPlanner {
           label: header,
           hxl: '',
           read: (record) => {
-            const value = locate(record)?.[q.path];
-            if (value === undefined) return NA;
-            return partsOf(value)?.[part] ?? '';
+            const parts = partsOf(locate(record)?.[q.path]);
+            if (parts === undefined) return NA;
+            return parts[part] ?? '';
           },
           rule: { kind: 'part', steps, key: q.path, part },
         });

@@ -4,7 +4,7 @@ import { labelText, type Choice, type ExportQuestion } from './form-model.ts';
 import type { ExportRecord, LinkContext } from './types.ts';
 
 /** Whether a first character makes a spreadsheet read the cell as a formula: = + - @ % TAB CR LF. */
-function riskyFirst(code: number): boolean {
+export function riskyFirst(code: number): boolean {
   return code === 61 || code === 43 || code === 45 || code === 64 || code === 37 || code === 9 || code === 13 || code === 10;
 }
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -69,6 +69,20 @@ export function mediaValue(value: string, record: ExportRecord, links: LinkConte
     if (typeof id === 'number') return `${links.baseUrl}/api/v1/files/${id}?filename=${value}`;
   }
   return value;
+}
+
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
+/** A select_multiple answer's choice names (none when it is not text); undefined when it is missing. */
+export function choiceNames(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value.split(' ') : NO_NAMES;
+}
+
+/** A geopoint answer's four parts (none when it has not four); undefined when it is missing. */
+export function pointParts(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  return geopointParts(value) ?? NO_NAMES;
 }
 
 /** The four parts of a geopoint answer, or undefined when it is not four parts. */

@@ -9,7 +9,8 @@
 // their range is written (receiveMessageOnPort); the helper tells that a range is ready by a small
 // message of its own. Received as soon as ready, ranges that waited for their turn outlived young-
 // generation collections, and their buffers (counted outside the heap, freed only by a full
-// collection) piled up to 60-70 MB in some runs: peak RSS 274-282 MB instead of about 215.
+// collection) piled up to 60-70 MB in some runs: peak RSS 274-282 MB instead of about 215 (by hand,
+// 1,000,000 bench records).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';

@@ -8,10 +8,10 @@ import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup } from '.
 import { RANGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';
 
 /**
- * The CSV lines of these records (`write`, compiled from the flat layout) through `encoder`, as UTF-8 chunks of about 64 KiB; the last
- * lines stay in the encoder unless `flush`. Text is encoded as soon as a chunk of it is ready:
- * a page's text held whole grew into a rope that young-generation collections kept copying while
- * the page's records were parsed.
+ * The CSV lines of these records (`write`, compiled from the flat layout) through `encoder`, as
+ * UTF-8 chunks of about 64 KiB; the last lines stay in the encoder unless `flush`. Text is encoded
+ * as soon as a chunk of it is ready: a page's text held whole grew into a rope that
+ * young-generation collections kept copying while the page's records were parsed.
  */
 export function flatCsvBytes(write: CsvRowWriter, records: Iterable<ExportRecord>, encoder: CsvEncoder, flush = true): Uint8Array[] {
   const chunks: Uint8Array[] = [];

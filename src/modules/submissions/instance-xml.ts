@@ -15,6 +15,7 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FIELD_NUMERIC, FIELD_REPEAT, type FormSchema, type SchemaNode } from './form-schema.ts';
 import { repeatCountsOf } from '../../exports/layout/repeat-counts.ts';
+import { ownValue } from '../../platform/lookup.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
 export interface SubmissionRecord {
@@ -110,9 +111,6 @@ function setKey(target: SubmissionRecord, key: string, value: RecordValue): void
   else target[key] = value;
 }
 
-function ownValue(target: SubmissionRecord, key: string): RecordValue | undefined {
-  return Object.hasOwn(target, key) ? target[key] : undefined;
-}
 
 // Python's int() and float() syntax (numeric_checker): ASCII digits with single
 // underscores between them, surrounding whitespace allowed.

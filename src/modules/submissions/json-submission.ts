@@ -10,6 +10,7 @@
 // deeper paths and keeps only the last key of a group), lists of strings are
 // joined inside repeat entries too, and null is an empty element (onadata
 // writes the text "None").
+import { ownValue } from '../../platform/lookup.ts';
 
 export type JsonSubmissionErrorBody = { submission: string[] } | string[];
 
@@ -85,7 +86,7 @@ function reshapeValue(value: unknown): unknown {
 }
 
 function mergeInto(target: JsonObject, key: string, value: unknown): void {
-  const existing = Object.hasOwn(target, key) ? target[key] : undefined;
+  const existing = ownValue(target, key);
   if (isObject(existing) && isObject(value)) {
     for (const [k, v] of Object.entries(value)) mergeInto(existing, k, v);
   } else {
