@@ -10,7 +10,7 @@
 // string literals too. Columns without a ColumnRule are read through their own `read`, and the
 // rules restate what `read` does (compiled-rows.test.ts compares the two).
 import { asObject, NA, text, type ColumnRule, type FlatColumn, type ItemStep } from '../layout/flat.ts';
-import { choiceNames, pointParts, pythonFloat, riskyFirst, sanitizeText } from '../layout/values.ts';
+import { choiceNames, flatTags, mediaValue, pointParts, pythonFloat, riskyFirst, sanitizeText } from '../layout/values.ts';
 import type { ExportRecord } from '../layout/types.ts';
 import { csvField, csvLine } from './writer.ts';
 
@@ -24,7 +24,7 @@ const COLUMNS_PER_FUNCTION = 200;
 const MAY_CHANGE = /[",\r\n|]/;
 
 /** The CSV field of a text answer: sanitizeText, then quoted where needed (most need neither). */
-function textField(value: string): string {
+export function textField(value: string): string {
   return value.length === 0 || (!riskyFirst(value.charCodeAt(0)) && !MAY_CHANGE.test(value)) ? value : csvField(sanitizeText(value));
 }
 
@@ -32,7 +32,30 @@ function otherField(value: unknown): string {
   return csvField(text(value));
 }
 
-const HELPERS = { field: csvField, textField, otherField, asObject, pythonFloat, choiceNames, pointParts, NA } as const;
+function mediaField(value: unknown, attachments: unknown, baseUrl: string): string {
+  if (value === undefined) return NA;
+  return typeof value === 'string' ? csvField(sanitizeText(mediaValue(value, { _attachments: attachments }, { baseUrl }))) : otherField(value);
+}
+
+function tagsField(value: unknown): string {
+  return value === undefined ? NA : csvField(flatTags(value));
+}
+
+/**
+ * The cells of the rules, for one value each: what the generated code writes inline, for writers
+ * that read values some other way (raw-rows.ts). compiled-rows.test.ts holds both to `read`.
+ */
+export const RULE_CELLS = {
+  value: (v: unknown, decimal: boolean): string =>
+    v === undefined ? NA : typeof v === 'string' ? textField(v) : typeof v === 'number' ? (decimal ? pythonFloat(v) : '' + v) : otherField(v),
+  choice: (names: readonly string[] | undefined, rule: { readonly choice: string; readonly chosen: string; readonly unchosen: string }): string =>
+    names === undefined ? NA : names.includes(rule.choice) ? csvField(rule.chosen) : csvField(rule.unchosen),
+  part: (parts: readonly string[] | undefined, part: number): string => (parts === undefined ? NA : csvField(parts[part] ?? '')),
+  media: mediaField,
+  tags: tagsField,
+} as const;
+
+const HELPERS = { field: csvField, textField, otherField, mediaField, tagsField, asObject, pythonFloat, choiceNames, pointParts, NA } as const;
 type Helpers = typeof HELPERS;
 type Readers = readonly FlatColumn['read'][];
 type Part = (record: ExportRecord, h: Helpers, read: Readers) => string;
@@ -94,6 +117,12 @@ function partSource(columns: readonly FlatColumn[], offset: number): string {
         const parts = shared(rule, 'pointParts');
         return `line += ${parts} === undefined ? h.NA : h.field(${parts}[${index(rule.part)}] ?? "");`;
       }
+      case 'media':
+        return `line += h.mediaField(${valueAt(rule)}, r["_attachments"], ${literal(rule.baseUrl)});`;
+      case 'tags':
+        return `line += h.tagsField(${valueAt(rule)});`;
+      case 'empty':
+        return '';
     }
   };
   const body: string[] = [];

@@ -33,13 +33,20 @@ export interface ItemStep {
  *   sanitizeText, other values through text();
  * - choice: `chosen` when the space-separated answer holds `choice`, else `unchosen` (a
  *   split select_multiple);
- * - part: the `part`-th of a geopoint's four space-separated parts, '' when it has not four.
+ * - part: the `part`-th of a geopoint's four space-separated parts, '' when it has not four;
+ * - media: a media answer's link (mediaValue, from the record's `_attachments`), sanitised;
+ *   values that are not text as `value` shows them;
+ * - tags: the value through flatTags (`_tags`);
+ * - empty: always '' (`_notes`: the flat CSV leaves it empty), missing or not.
  * Columns whose text depends on more (choice labels, media links) have no rule.
  */
 export type ColumnRule =
   | { readonly kind: 'value'; readonly steps: readonly ItemStep[]; readonly key: string; readonly decimal: boolean }
   | { readonly kind: 'choice'; readonly steps: readonly ItemStep[]; readonly key: string; readonly choice: string; readonly chosen: string; readonly unchosen: string }
-  | { readonly kind: 'part'; readonly steps: readonly ItemStep[]; readonly key: string; readonly part: number };
+  | { readonly kind: 'part'; readonly steps: readonly ItemStep[]; readonly key: string; readonly part: number }
+  | { readonly kind: 'media'; readonly steps: readonly ItemStep[]; readonly key: string; readonly baseUrl: string }
+  | { readonly kind: 'tags'; readonly steps: readonly ItemStep[]; readonly key: string }
+  | { readonly kind: 'empty'; readonly steps: readonly ItemStep[]; readonly key: string };
 
 export interface FlatColumn {
   /** The header as written (after remove_group_name and group_delimiter). */
@@ -163,7 +170,12 @@ class FlatPlanner {
           return value === undefined ? NA : this.answer(q, value, record);
         },
       };
-      this.columns.push(this.plain(q) ? { ...column, rule: { kind: 'value', steps, key: q.path, decimal: q.value === 'decimal' } } : column);
+      const rule: ColumnRule | undefined = this.plain(q)
+        ? { kind: 'value', steps, key: q.path, decimal: q.value === 'decimal' }
+        : q.media && !q.selectOne && !q.selectMultiple
+          ? { kind: 'media', steps, key: q.path, baseUrl: this.links.baseUrl }
+          : undefined;
+      this.columns.push(rule ? { ...column, rule } : column);
     }
     if (q.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
@@ -232,18 +244,14 @@ class FlatPlanner {
   meta(osmTagKeys: readonly string[]): void {
     const keys: string[] = [...FLAT_META_COLUMNS, ...(this.options.includeReviews ? REVIEW_COLUMNS : [])];
     for (const key of keys) {
-      const column: FlatColumn = {
-        header: key,
-        label: key,
-        hxl: '',
-        read: (record) => {
-          const value = record[key];
-          if (key === '_notes') return '';
-          if (value === undefined) return NA;
-          return key === '_tags' ? flatTags(value) : text(value);
-        },
+      const read = (record: ExportRecord): string => {
+        const value = record[key];
+        if (key === '_notes') return '';
+        if (value === undefined) return NA;
+        return key === '_tags' ? flatTags(value) : text(value);
       };
-      this.columns.push(key === '_notes' || key === '_tags' ? column : { ...column, rule: { kind: 'value', steps: [], key, decimal: false } });
+      const rule: ColumnRule = key === '_notes' ? { kind: 'empty', steps: [], key } : key === '_tags' ? { kind: 'tags', steps: [], key } : { kind: 'value', steps: [], key, decimal: false };
+      this.columns.push({ header: key, label: key, hxl: '', read, rule });
     }
     for (const key of [...osmTagKeys].sort()) {
       const read = (record: ExportRecord): string => (record[key] === undefined ? NA : text(record[key]));

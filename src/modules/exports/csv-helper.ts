@@ -8,8 +8,7 @@ import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
 import type { CsvHelperBytes, CsvHelperData, CsvHelperReply, CsvHelperRequest } from './csv-threads.ts';
 import { CsvEncoder } from '../../exports/csv/writer.ts';
-import { compileCsvRows } from '../../exports/csv/compiled-rows.ts';
-import { flatCsvBytes } from './flat-csv.ts';
+import { flatCsvBytes, flatCsvLines } from './flat-csv.ts';
 import { PageReader } from './record-rows.ts';
 import { listExportRecords } from './repository.ts';
 import { recordScope } from './source.ts';
@@ -20,7 +19,7 @@ async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
   const form = buildExportForm(setup.formJson);
   const layout = planFlatLayout(form, setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
-  const write = compileCsvRows(layout.columns);
+  const lines = flatCsvLines(layout);
   const scope = recordScope(setup.facts);
   const reader = new PageReader(database.db, form);
   /** Renders a range: its bytes go into the bytes channel (moved, not copied), then it is told ready. */
@@ -28,7 +27,7 @@ async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
     try {
       const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments);
       const page = await reader.page(rows);
-      const chunks = flatCsvBytes(write, page.records, new CsvEncoder());
+      const chunks = flatCsvBytes(lines, page, new CsvEncoder());
       setup.bytes.postMessage({ seq, chunks } satisfies CsvHelperBytes, chunks.map((chunk) => chunk.buffer as ArrayBuffer));
       return { seq, records: page.count };
     } catch (error) {

@@ -2,6 +2,7 @@
 // users named once per export. Used by the export source and by CSV helper threads alike.
 import type { ExportForm, ExportNode } from '../../exports/layout/form-model.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
+import type { RawCsvWriter } from '../../exports/csv/raw-rows.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import * as repo from './repository.ts';
 
@@ -78,28 +79,44 @@ export function hasInheritedNames(form: ExportForm): boolean {
   return walk(form.children);
 }
 
-/** The stored record with the meta keys its row's columns hold (they win over stored keys). */
-function exportRecord(row: repo.ExportRecordRow, users: Usernames, times: IsoSeconds, ownKeysOnly: boolean): ExportRecord {
+/** The meta keys a record gets from its row's columns (they win over stored keys), in metaValues' order. */
+export const ROW_META_KEYS = [
+  '_id', '_uuid', '_submission_time', '_date_modified', '_version', '_submitted_by', '_last_edited_by',
+  '_total_media', '_media_count', '_media_all_received', '_attachments',
+] as const;
+
+/** The row's meta values, in ROW_META_KEYS' order, into `into`. */
+function metaValues(row: repo.ExportRecordRow, users: Usernames, times: IsoSeconds, into: unknown[]): void {
+  into[0] = Number(row.id);
+  into[1] = row.uuid;
+  into[2] = times.format(row.submission_time);
+  into[3] = times.format(row.date_modified);
+  into[4] = row.version;
+  into[5] = users.name(row.submitted_by);
+  into[6] = users.name(row.last_edited_by);
+  into[7] = row.total_media;
+  into[8] = row.media_count;
+  into[9] = row.media_count >= row.total_media;
+  into[10] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
+}
+
+/** The stored record with the meta keys its row's columns hold. */
+function exportRecord(row: repo.ExportRecordRow, meta: unknown[], ownKeysOnly: boolean): ExportRecord {
   const record = JSON.parse(row.json_text) as Record<string, unknown>;
   if (ownKeysOnly) withoutPrototypes(record);
-  record['_id'] = Number(row.id);
-  record['_uuid'] = row.uuid;
-  record['_submission_time'] = times.format(row.submission_time);
-  record['_date_modified'] = times.format(row.date_modified);
-  record['_version'] = row.version;
-  record['_submitted_by'] = users.name(row.submitted_by);
-  record['_last_edited_by'] = users.name(row.last_edited_by);
-  record['_total_media'] = row.total_media;
-  record['_media_count'] = row.media_count;
-  record['_media_all_received'] = row.media_count >= row.total_media;
-  record['_attachments'] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
+  for (let i = 0; i < ROW_META_KEYS.length; i++) record[ROW_META_KEYS[i] as string] = meta[i];
   return record as ExportRecord;
 }
 
-/** A page of records, to be read once, in order. */
+/** A page of records, to be read once, in order: as records, or written as CSV lines by `raw`. */
 export interface RecordPage {
   readonly count: number;
   readonly records: Iterable<ExportRecord>;
+  /**
+   * The page's CSV lines written by a raw writer (made with ROW_META_KEYS as its given keys) from
+   * the stored records' text, none of them parsed; instead of reading `records`.
+   */
+  rawLines?(raw: RawCsvWriter): Uint8Array[];
 }
 
 /**
@@ -112,6 +129,9 @@ export class PageReader {
   private readonly users: Usernames;
   private readonly times = new IsoSeconds();
   private readonly ownKeysOnly: boolean;
+  private readonly meta: unknown[] = [];
+  /** A record's text as UTF-8, for raw writers (grown when a record needs more). */
+  private scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
   /** `form`: its records are read with no prototype when it has inherited names (hasInheritedNames). */
   constructor(db: DbOrTx, form: ExportForm) {
@@ -126,16 +146,31 @@ export class PageReader {
    */
   async page(rows: repo.ExportRecordRow[]): Promise<RecordPage> {
     await this.users.learn(rows);
-    const { users, times, ownKeysOnly } = this;
+    const { users, times, ownKeysOnly, meta } = this;
+    const count = rows.length;
     const records = (function* (): Generator<ExportRecord> {
       for (let i = 0; i < rows.length; i += 1) {
         const row = rows[i];
         if (row === undefined) continue;
         rows[i] = undefined as unknown as repo.ExportRecordRow;
-        yield exportRecord(row, users, times, ownKeysOnly);
+        metaValues(row, users, times, meta);
+        yield exportRecord(row, meta, ownKeysOnly);
       }
       rows.length = 0;
     })();
-    return { count: rows.length, records };
+    const rawLines = (raw: RawCsvWriter): Uint8Array[] => {
+      for (let i = 0; i < rows.length; i += 1) {
+        const row = rows[i];
+        if (row === undefined) continue;
+        rows[i] = undefined as unknown as repo.ExportRecordRow;
+        metaValues(row, users, times, meta);
+        const text = row.json_text;
+        if (text.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(text.length * 3);
+        raw.line(this.scratch, 0, this.scratch.write(text, 0), meta);
+      }
+      rows.length = 0;
+      return raw.take();
+    };
+    return { count, records, rawLines };
   }
 }
