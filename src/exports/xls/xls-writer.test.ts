@@ -5,7 +5,7 @@ import { readBiff8 } from '../../../packages/xlsform/src/workbook/biff8.ts';
 import type { Cell, SheetSource } from '../xlsx/cell.ts';
 import { SpreadsheetLimitError } from '../xlsx/sheet-parts.ts';
 import { memorySpool, type Spool } from './spool.ts';
-import { xlsChunks, type XlsOptions } from './xls-writer.ts';
+import { xlsChunks, xlsOnePassChunks, type XlsOptions } from './xls-writer.ts';
 
 async function collect(sheets: SheetSource, options: Partial<XlsOptions> = {}): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
@@ -115,4 +115,41 @@ test('an empty workbook has one empty sheet and is still a valid compound file',
   assert.equal(bytes.length % 512, 0);
   assert.deepEqual(read(bytes).SheetNames, ['Sheet1']);
   assert.deepEqual(readBiff8(bytes).sheets.map((s) => s.name), ['Sheet1']);
+});
+
+test('one pass over records fills every sheet: rows arriving interleaved make the same sheets, continuations and header repeats, as a sheet at a time', async () => {
+  const long = 'x'.repeat(300);
+  const survey: Cell[][] = [['name', 'n'], ...Array.from({ length: 9 }, (_, i): Cell[] => [`person ${i}`, i])];
+  const children: Cell[][] = [['child', 'parent'], ...Array.from({ length: 14 }, (_, i): Cell[] => [i % 4 === 0 ? `${long}${i}` : `kid ${i}`, i % 9])];
+  const sheets = [
+    { name: 'survey', repeatRows: 1 },
+    { name: 'children', repeatRows: 1 },
+    { name: 'empty', repeatRows: 0 },
+  ];
+  // Header rows first, then a record's rows in each sheet at a time: a survey row and 0-3 children.
+  const steps: Cell[][][][] = [[[survey[0] as Cell[]], [children[0] as Cell[]], []]];
+  let child = 1;
+  for (let i = 1; i < survey.length; i++) {
+    const kids = children.slice(child, child + (i % 4));
+    child += kids.length;
+    steps.push([[survey[i] as Cell[]], kids, []]);
+  }
+  steps.push([[], children.slice(child), []]);
+  async function* batches(): AsyncGenerator<Iterable<Cell[][][]>> {
+    yield steps.slice(0, 4);
+    yield steps.slice(4);
+  }
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of xlsOnePassChunks(sheets, batches(), { createSpool: () => Promise.resolve(memorySpool()), maxRows: 4 })) chunks.push(chunk);
+  const onePass = read(Buffer.concat(chunks));
+  const sequential = read(await collect([
+    { name: 'survey', repeatRows: 1, rows: survey },
+    { name: 'children', repeatRows: 1, rows: children },
+    { name: 'empty', repeatRows: 0, rows: [] },
+  ], { maxRows: 4 }));
+  assert.deepEqual(onePass.SheetNames, sequential.SheetNames);
+  assert.deepEqual(onePass.SheetNames.slice(0, 4), ['survey', 'survey (2)', 'survey (3)', 'children']);
+  for (const name of sequential.SheetNames) assert.deepEqual(grid(onePass, name), grid(sequential, name), name);
+  assert.deepEqual(grid(onePass, 'children (2)')[0], ['child', 'parent'], 'a continuation starts with the header row');
+  assert.equal(grid(onePass, 'children')[1]?.[0], `${long}0`, 'long texts go through the shared strings');
 });

@@ -1,12 +1,14 @@
 // A legacy Excel 97-2003 (.xls, BIFF8 in a compound file) writer with bounded memory. Cell records
-// are encoded into a caller-provided spool as rows arrive; once the last row is in, the sizes are
-// known, and the file is emitted: compound-file tables, workbook globals (with the sheets'
-// offsets and the shared strings), then each sheet's records read back from the spool. So every
+// are encoded into a caller-provided spool per sheet as rows arrive, in any order of sheets (one
+// pass over records feeds every sheet); once the last row is in, the sizes are known, and the file
+// is emitted: compound-file tables, workbook globals (with the sheets' offsets and the shared
+// strings), then each sheet's records read back from its spool. So every
 // failure — a row wider than 256 columns, a workbook past 2 GiB — happens before the first byte.
 // Sheets past 65,536 rows continue on further sheets (`name (2)`, …), as in the XLSX writer.
 import type { Cell, SheetSource } from '../xlsx/cell.ts';
 import { excelSerial } from '../xlsx/excel-dates.ts';
-import { sheetParts, SpreadsheetLimitError, type SheetLimits } from '../xlsx/sheet-parts.ts';
+import { fitRow, SpreadsheetLimitError, type SheetLimits } from '../xlsx/sheet-parts.ts';
+import { SheetNames } from '../xlsx/sheet-names.ts';
 import { MAX_CELL_CHARS, truncateCell } from '../xlsx/xml-text.ts';
 import {
   bof,
@@ -174,112 +176,193 @@ class CellEncoder {
   }
 }
 
-interface EncodedSheet {
-  readonly name: string;
-  readonly header: Buffer;
-  readonly cellBytes: number;
+/** One sheet of the workbook (past the row limit: one part of it), its cells in a spool of its own. */
+interface SheetPartCells {
+  readonly spool: Spool;
+  readonly cells: SpoolWriter;
+  readonly encoder: CellEncoder;
+  rows: number;
+  columns: number;
 }
 
-/** Yields `chunks` cut into consecutive pieces of the given sizes, calling `between` at each boundary. */
-async function* slices(
-  chunks: AsyncIterable<Uint8Array>,
-  sizes: readonly number[],
-  before: (index: number) => Buffer,
-  after: (index: number) => Buffer,
-): AsyncGenerator<Uint8Array, void, undefined> {
-  let index = 0;
-  let left = sizes[0] ?? 0;
-  if (sizes.length > 0) yield before(0);
-  const advance = function* (): Generator<Uint8Array> {
-    while (left === 0 && index < sizes.length) {
-      yield after(index);
-      index += 1;
-      if (index < sizes.length) {
-        yield before(index);
-        left = sizes[index] ?? 0;
-      }
-    }
-  };
-  yield* advance();
-  for await (const chunk of chunks) {
-    let at = 0;
-    while (at < chunk.length) {
-      if (index >= sizes.length) throw new Error('xls writer: spool holds more than was written');
-      const take = Math.min(left, chunk.length - at);
-      yield chunk.subarray(at, at + take);
-      at += take;
-      left -= take;
-      yield* advance();
-    }
+/** A sheet's parts as its rows arrive: the first, and past the row limit further ones starting with its repeated header rows. */
+class XlsSheet {
+  readonly parts: SheetPartCells[] = [];
+  private readonly header: Array<readonly Cell[]> = [];
+  private readonly repeat: number;
+
+  constructor(
+    readonly name: string,
+    repeatRows: number,
+    private readonly limits: SheetLimits,
+    private readonly openPart: () => Promise<SheetPartCells>,
+  ) {
+    this.repeat = Math.max(0, Math.min(repeatRows, limits.maxRows - 1));
   }
-  if (index < sizes.length) throw new Error('xls writer: spool holds less than was written');
+
+  private async write(part: SheetPartCells, row: readonly Cell[]): Promise<void> {
+    part.columns = Math.max(part.columns, await part.encoder.row(part.rows, row));
+    part.rows += 1;
+  }
+
+  async add(row: readonly Cell[]): Promise<void> {
+    const fitted = fitRow(row, this.limits, this.name);
+    let part = this.parts[this.parts.length - 1];
+    if (!part || part.rows === this.limits.maxRows) {
+      part = await this.openPart();
+      this.parts.push(part);
+      if (this.parts.length > 1) for (const headerRow of this.header) await this.write(part, headerRow);
+    }
+    if (this.parts.length === 1 && this.header.length < this.repeat) this.header.push([...fitted]);
+    await this.write(part, fitted);
+  }
+
+  /** Ends the sheet: an empty sheet still gets its part. */
+  async end(): Promise<void> {
+    if (this.parts.length === 0) this.parts.push(await this.openPart());
+    for (const part of this.parts) await part.cells.flush();
+  }
 }
 
-/** The .xls file's bytes. Everything is encoded into the spools before the first chunk. */
-export async function* xlsChunks(sheets: SheetSource, options: XlsOptions): AsyncGenerator<Uint8Array, void, undefined> {
-  const limits: SheetLimits = { ...XLS_LIMITS, maxRows: Math.min(options.maxRows ?? XLS_LIMITS.maxRows, XLS_LIMITS.maxRows) };
-  const spools: Spool[] = [];
-  try {
-    const cellSpool = await options.createSpool();
-    spools.push(cellSpool);
-    const sstSpool = await options.createSpool();
-    spools.push(sstSpool);
-    const cells = new SpoolWriter(cellSpool);
-    const sst = new SstWriter(sstSpool);
-    const encoder = new CellEncoder(cells, sst);
+/**
+ * A workbook written a row at a time into any of its sheets (one pass over records feeds them
+ * all), then emitted once every row is in: the compound file, the globals with each sheet's
+ * offset and the shared strings, then each sheet part's records read back from its spool.
+ */
+export class XlsWorkbook {
+  private readonly sheets: XlsSheet[] = [];
+  private readonly spools: Spool[] = [];
+  private readonly limits: SheetLimits;
+  private sst: SstWriter | undefined;
+  private sstSpool: Spool | undefined;
 
-    const encoded: EncodedSheet[] = [];
-    for await (const part of sheetParts(sheets, limits)) {
-      const start = cells.total;
-      let rows = 0;
-      let columns = 0;
-      for await (const row of part.rows) {
-        columns = Math.max(columns, await encoder.row(rows, row));
-        rows += 1;
-      }
-      const header = Buffer.concat([bof('worksheet'), dimensions(rows, columns), window2(encoded.length === 0)]);
-      encoded.push({ name: part.name, header, cellBytes: cells.total - start });
+  constructor(
+    sheets: readonly { readonly name: string; readonly repeatRows?: number }[],
+    private readonly options: XlsOptions,
+  ) {
+    this.limits = { ...XLS_LIMITS, maxRows: Math.min(options.maxRows ?? XLS_LIMITS.maxRows, XLS_LIMITS.maxRows) };
+    for (const sheet of sheets) this.addSheet(sheet.name, sheet.repeatRows ?? 0);
+  }
+
+  /** Adds a sheet after the others; returns its index. */
+  addSheet(name: string, repeatRows: number): number {
+    this.sheets.push(new XlsSheet(name, repeatRows, this.limits, () => this.openPart()));
+    return this.sheets.length - 1;
+  }
+
+  private async strings(): Promise<SstWriter> {
+    if (!this.sst) {
+      this.sstSpool = await this.options.createSpool();
+      this.spools.push(this.sstSpool);
+      this.sst = new SstWriter(this.sstSpool);
     }
-    if (encoded.length === 0) {
-      encoded.push({ name: 'Sheet1', header: Buffer.concat([bof('worksheet'), dimensions(0, 0), window2(true)]), cellBytes: 0 });
+    return this.sst;
+  }
+
+  private async openPart(): Promise<SheetPartCells> {
+    const sst = await this.strings();
+    const spool = await this.options.createSpool();
+    this.spools.push(spool);
+    const cells = new SpoolWriter(spool);
+    return { spool, cells, encoder: new CellEncoder(cells, sst), rows: 0, columns: 0 };
+  }
+
+  /** Adds a row to sheet `index`. */
+  add(index: number, row: readonly Cell[]): Promise<void> {
+    const sheet = this.sheets[index];
+    if (!sheet) throw new Error(`xls writer: no sheet ${index}`);
+    return sheet.add(row);
+  }
+
+  /** The file's bytes; every failure (a workbook past 2 GiB) comes before the first. */
+  async *finish(): AsyncGenerator<Uint8Array, void, undefined> {
+    for (const sheet of this.sheets) await sheet.end();
+    const names = new SheetNames();
+    const parts = this.sheets.flatMap((sheet) => {
+      const base = names.claim(sheet.name);
+      return sheet.parts.map((part, i) => ({ part, name: i === 0 ? base : names.continuation(base, i + 1) }));
+    });
+    const sheets = parts.map(({ part, name }, i) => ({
+      name,
+      spool: part.spool,
+      header: Buffer.concat([bof('worksheet'), dimensions(part.rows, part.columns), window2(i === 0)]),
+      cellBytes: part.cells.total,
+    }));
+    if (sheets.length === 0) {
+      sheets.push({ name: 'Sheet1', spool: undefined as unknown as Spool, header: Buffer.concat([bof('worksheet'), dimensions(0, 0), window2(true)]), cellBytes: 0 });
     }
-    await cells.flush();
-    const strings = await sst.finish();
+    const strings = this.sst ? await this.sst.finish() : undefined;
 
     // Sizes first: the globals hold each sheet's offset in the stream.
     const prologue = globalsPrologue();
-    const boundSheetBytes = encoded.reduce((sum, sheet) => sum + boundSheet(0, sheet.name).length, 0);
+    const boundSheetBytes = sheets.reduce((sum, sheet) => sum + boundSheet(0, sheet.name).length, 0);
     const stringBytes = strings ? strings.head.length + strings.spooledBytes : 0;
     const globalsSize = prologue.length + boundSheetBytes + stringBytes + eof().length;
     const offsets: number[] = [];
     let streamSize = globalsSize;
-    for (const sheet of encoded) {
+    for (const sheet of sheets) {
       offsets.push(streamSize);
       streamSize += sheet.header.length + sheet.cellBytes + eof().length;
     }
     if (streamSize > MAX_STREAM_SIZE) {
-      throw new SpreadsheetLimitError(`the workbook needs ${streamSize} bytes; an XLS file holds at most ${MAX_STREAM_SIZE}`, encoded[0]?.name ?? '');
+      throw new SpreadsheetLimitError(`the workbook needs ${streamSize} bytes; an XLS file holds at most ${MAX_STREAM_SIZE}`, sheets[0]?.name ?? '');
     }
     const padding = Math.max(0, MIN_STREAM_SIZE - streamSize);
     const layout = cfbLayout(streamSize + padding);
 
     yield* cfbPrologue(layout);
     yield prologue;
-    yield Buffer.concat(encoded.map((sheet, i) => boundSheet(offsets[i] ?? 0, sheet.name)));
-    if (strings) {
+    yield Buffer.concat(sheets.map((sheet, i) => boundSheet(offsets[i] ?? 0, sheet.name)));
+    if (strings && this.sstSpool) {
       yield strings.head;
-      yield* sstSpool.read();
+      yield* this.sstSpool.read();
     }
     yield eof();
-    yield* slices(
-      cellSpool.read(),
-      encoded.map((sheet) => sheet.cellBytes),
-      (i) => encoded[i]?.header ?? Buffer.alloc(0),
-      () => eof(),
-    );
+    for (const sheet of sheets) {
+      yield sheet.header;
+      if (sheet.cellBytes > 0) yield* sheet.spool.read();
+      yield eof();
+    }
     if (padding > 0) yield Buffer.alloc(padding, 0);
     yield cfbEpilogue(layout);
+  }
+
+  async dispose(): Promise<void> {
+    for (const spool of this.spools) await spool.dispose();
+  }
+}
+
+/** The .xls file's bytes from its sheets' rows, a sheet after another. Everything is encoded into the spools before the first chunk. */
+export async function* xlsChunks(sheets: SheetSource, options: XlsOptions): AsyncGenerator<Uint8Array, void, undefined> {
+  const workbook = new XlsWorkbook([], options);
+  try {
+    for await (const sheet of sheets) {
+      const index = workbook.addSheet(sheet.name, sheet.repeatRows ?? 0);
+      for await (const row of sheet.rows) await workbook.add(index, row);
+    }
+    yield* workbook.finish();
   } finally {
-    for (const spool of spools) await spool.dispose();
+    await workbook.dispose();
+  }
+}
+
+/** The .xls file's bytes from one pass over rows of every sheet at once, in groups of steps (see xlsxOnePassChunks). */
+export async function* xlsOnePassChunks(
+  sheets: readonly { readonly name: string; readonly repeatRows?: number }[],
+  batches: AsyncIterable<Iterable<ReadonlyArray<ReadonlyArray<readonly Cell[]> | undefined>>>,
+  options: XlsOptions,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  const workbook = new XlsWorkbook(sheets, options);
+  try {
+    for await (const steps of batches) {
+      for (const batch of steps) {
+        for (let i = 0; i < sheets.length; i += 1) {
+          for (const row of batch[i] ?? []) await workbook.add(i, row);
+        }
+      }
+    }
+    yield* workbook.finish();
+  } finally {
+    await workbook.dispose();
   }
 }

@@ -58,9 +58,9 @@ export const PROGRESS_EVERY = 1000;
 
 export interface RenderOptions {
   /**
-   * Told the records written so far and the total, every PROGRESS_EVERY records (export jobs). A
-   * format that writes a section per pass (xls) reads the records once per section: its progress
-   * is the records read over all passes divided by the number of passes.
+   * Told the records written so far and the total, every PROGRESS_EVERY records (export jobs). An
+   * export that reads the records more than once (a custom report's record blocks) reports the
+   * records read over all passes divided by the number of passes.
    */
   readonly onProgress?: (records: number, total: number) => Promise<void>;
 }
@@ -113,7 +113,7 @@ export async function renderExport(
   const open = async (): Promise<ExportSource> => {
     const source = await openExportSource(deps, target, options, baseUrl);
     if (!render.onProgress) return source;
-    return countedSource(source, format === 'xls' ? 1 + source.form.repeats.length : 1, render.onProgress);
+    return countedSource(source, 1, render.onProgress);
   };
   switch (format) {
     case 'csv':

@@ -1,20 +1,14 @@
 // xlsx and xls exports (§3.3): one sheet per section (the survey, then each repeat), header rows
 // first, linked by `_index`, `_parent_index` and `_parent_table_name` (the parent's sheet title).
-// XLSX reads the records once for every sheet (the first streams, the others wait compressed in
-// temporary files); XLS, whose writer spools every sheet anyway, makes one pass per sheet.
-import { planSections, type SectionLayout, type SectionedLayout } from '../../exports/layout/sections.ts';
+// Both read the records once for every sheet. XLSX's first sheet streams and the others wait
+// compressed in temporary files; XLS spools every sheet, since its file starts with their sizes.
+import { planSections, type SectionedLayout } from '../../exports/layout/sections.ts';
 import type { Cell } from '../../exports/layout/types.ts';
 import { xlsxOnePassChunks, XLSX_LIMITS } from '../../exports/xlsx/index.ts';
-import { xlsChunks, XLS_LIMITS, type SpoolFactory } from '../../exports/xls/index.ts';
+import { xlsOnePassChunks, XLS_LIMITS, type SpoolFactory } from '../../exports/xls/index.ts';
 import { errors } from '../../errors.ts';
 import { sectionBatches } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
-
-async function* sheetRows(source: ExportSource, layout: SectionedLayout, section: SectionLayout): AsyncGenerator<readonly Cell[]> {
-  yield* section.headerRows;
-  const builder = layout.rowBuilder(section);
-  for await (const record of source.records()) yield* builder.rows(record);
-}
 
 async function sheetLayout(source: ExportSource, maxColumns: number, format: string): Promise<SectionedLayout> {
   const osmTagKeys = await source.osmTagKeys();
@@ -39,6 +33,6 @@ export async function xlsxExport(source: ExportSource, now: Date, spools: SpoolF
 
 export async function xlsExport(source: ExportSource, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
   const layout = await sheetLayout(source, XLS_LIMITS.maxColumns, 'xls');
-  const sheets = layout.sections.map((section) => ({ name: section.sheetName, rows: sheetRows(source, layout, section), repeatRows: section.headerRows.length }));
-  return xlsChunks(sheets, { createSpool: spools });
+  const sheets = layout.sections.map((section) => ({ name: section.sheetName, repeatRows: section.headerRows.length }));
+  return xlsOnePassChunks(sheets, workbookBatches(source, layout), { createSpool: spools });
 }
