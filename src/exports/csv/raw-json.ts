@@ -3,9 +3,9 @@
 // 1,000,000 bench records JSON.parse was the largest single cost of a CSV export (about 6.4 s of
 // CPU, with the garbage collections of the objects it made); this pass makes no object per value.
 //
-// The bytes must be valid JSON (records are stored as JSON.stringify or PostgreSQL writes them);
-// bytes that are not raise an error where the pass notices it. Keys are unique in stored records,
-// so a value is found once.
+// The bytes are a record's `json_text`, which PostgreSQL writes from the stored jsonb (migration
+// 0010), so they are valid JSON with unique keys and a value is found once; bytes that are not
+// JSON still raise an error where the pass notices it.
 
 /** What a slot holds after a pass. */
 export const MISSING = 0;
