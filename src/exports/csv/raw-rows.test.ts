@@ -5,7 +5,8 @@ import { RepeatShape } from '../layout/repeat-shape.ts';
 import { exportFormFrom } from '../layout/testing.ts';
 import { DEFAULT_LAYOUT_OPTIONS, type ExportRecord } from '../layout/types.ts';
 import { compileCsvRows } from './compiled-rows.ts';
-import { rawCsvWriter } from './raw-rows.ts';
+import { numberTokens, rawCsvWriter } from './raw-rows.ts';
+import { sanitizeText } from '../layout/values.ts';
 import { OPTION_SETS, links, records } from './testing.ts';
 
 const GIVEN_KEYS = ['_id', '_uuid', '_version', '_submitted_by', '_media_all_received', '_attachments'];
@@ -100,6 +101,24 @@ describe('CSV rows from stored JSON bytes', () => {
     const spelled = Buffer.from('{"n": 1.0, "d": 2.50, "grp/q\\\\2": -0, "q\\"1": "\\u0041\\n"}');
     raw.line(spelled, 0, spelled.length, []);
     assert.equal(Buffer.concat(raw.take()).toString(), '"A\n",0,n/a,n/a,1,2.5,n/a,n/a,n/a\n');
+  });
+
+  test('numberTokens accepts exactly the texts formula protection leaves alone for being numbers', () => {
+    // Every text of up to 5 characters from number-ish bytes, led by a character a spreadsheet reads as a formula.
+    const alphabet = ['1', '0', '.', 'e', 'E', '+', '-', ' ', 'x'];
+    let texts = [''];
+    let checked = 0;
+    for (let length = 1; length <= 5; length++) {
+      texts = texts.flatMap((text) => alphabet.map((c) => text + c));
+      for (const tail of texts) {
+        for (const text of ['-' + tail, '+' + tail]) {
+          const bytes = Buffer.from(`"${text}"`);
+          assert.equal(numberTokens(bytes, 1, bytes.length - 1), sanitizeText(text) === text, text);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 100_000);
   });
 
   test('bytes that are not JSON are refused, not written', () => {

@@ -10,13 +10,18 @@ import { NA, type ColumnRule, type FlatColumn } from '../layout/flat.ts';
 import { choiceNames, pointParts, riskyFirst } from '../layout/values.ts';
 import { RULE_CELLS } from './compiled-rows.ts';
 import { csvField } from './writer.ts';
-import { MISSING, NUMBER, OTHER, RawRecordReader, TEXT } from './raw-json.ts';
+import { GIVEN, MISSING, NUMBER, OTHER, RawRecordReader, TEXT } from './raw-json.ts';
 
 const SPACE = 32;
 const COMMA = 44;
 const PIPE = 124;
 const MINUS = 45;
+const PLUS = 43;
+const DOT = 46;
 const ZERO = 48;
+const NINE = 57;
+const QUOTE = 34;
+const CR = 13;
 const NEWLINE = 10;
 /** Output is cut into chunks of about this size. */
 const CHUNK_BYTES = 64 * 1024;
@@ -27,6 +32,8 @@ const PLAIN_DIGITS = 15;
 
 const utf8 = (text: string): Uint8Array<ArrayBuffer> => new TextEncoder().encode(text);
 const NA_BYTES = utf8(NA);
+const TRUE_BYTES = utf8('True');
+const FALSE_BYTES = utf8('False');
 const NOTHING = new Uint8Array(0);
 const POINT_ZERO = utf8('.0');
 
@@ -36,6 +43,48 @@ const PART = 2;
 const TAGS = 3;
 const EMPTY = 4;
 const MEDIA = 5;
+
+function isDigit(b: number | undefined): boolean {
+  return b !== undefined && b >= ZERO && b <= NINE;
+}
+
+/**
+ * Whether src[start..end) is numbers separated by single spaces (GPS answers, negative numbers):
+ * the bytes values.ts's numbersOnly accepts, which formula protection leaves as they are. Each
+ * token is `[+-]?(digits[.digits] | .digits)([eE][+-]?digits)?`.
+ */
+export function numberTokens(src: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  for (;;) {
+    if (i < end && (src[i] === PLUS || src[i] === MINUS)) i++;
+    let digits = 0;
+    while (i < end && isDigit(src[i])) {
+      i++;
+      digits++;
+    }
+    if (i < end && src[i] === DOT) {
+      i++;
+      while (i < end && isDigit(src[i])) {
+        i++;
+        digits++;
+      }
+    }
+    if (digits === 0) return false;
+    if (i < end && (src[i] === 69 || src[i] === 101)) {
+      i++;
+      if (i < end && (src[i] === PLUS || src[i] === MINUS)) i++;
+      let exponent = 0;
+      while (i < end && isDigit(src[i])) {
+        i++;
+        exponent++;
+      }
+      if (exponent === 0) return false;
+    }
+    if (i === end) return true;
+    if (src[i] !== SPACE) return false;
+    i++;
+  }
+}
 
 class Op {
   constructor(
@@ -98,6 +147,26 @@ class ByteOut {
       }
     }
     this.len += this.buf.write(text, this.len);
+  }
+
+  /**
+   * Writes `text` when it is a CSV cell as it stands (ASCII, no first character that formula
+   * protection marks, nothing to quote or escape) and says so; else writes nothing.
+   */
+  plainText(text: string): boolean {
+    const length = text.length;
+    if (length === 0) return true;
+    if (riskyFirst(text.charCodeAt(0))) return false;
+    this.ensure(length);
+    const buf = this.buf;
+    const at = this.len;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 128 || code === COMMA || code === QUOTE || code === PIPE || code === NEWLINE || code === CR) return false;
+      buf[at + i] = code;
+    }
+    this.len = at + length;
+    return true;
   }
 
   /**
@@ -228,13 +297,28 @@ export class RawCsvWriter {
           out.len = at;
           return;
         }
+      } else if (numberTokens(src, start, end)) {
+        // A risky first byte, but only numbers (a GPS answer, a phone number +254…): left as they are.
+        out.copy(src, start, end);
+        return;
       }
     } else if (kind === NUMBER && this.plainInteger(src, start, end)) {
       out.copy(src, start, end);
       if (op.decimal) out.bytes(POINT_ZERO);
       return;
-    }
+    } else if (kind === GIVEN && this.givenCell(reader.value(op.slot))) return;
     out.text(RULE_CELLS.value(reader.value(op.slot), op.decimal));
+  }
+
+  /** A meta value of the caller's written directly where its cell is plain (most are); false when it needs RULE_CELLS. */
+  private givenCell(value: unknown): boolean {
+    if (typeof value === 'string') return this.out.plainText(value);
+    if (value === null) return true;
+    if (typeof value === 'boolean') {
+      this.out.bytes(value ? TRUE_BYTES : FALSE_BYTES);
+      return true;
+    }
+    return false;
   }
 
   /** An integer whose text JavaScript writes back the same: no `-0`, no leading zero, at most 15 digits. */
