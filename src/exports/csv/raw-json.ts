@@ -24,6 +24,7 @@ const QUOTE = 34;
 const BACKSLASH = 92;
 const COMMA = 44;
 const COLON = 58;
+const SPACE = 32;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;
@@ -35,6 +36,10 @@ function fnv(bytes: Uint8Array): number {
   let hash = FNV_OFFSET;
   for (const b of bytes) hash = Math.imul(hash ^ b, FNV_PRIME);
   return hash;
+}
+
+function isSpace(b: number | undefined): boolean {
+  return b === SPACE || b === 10 || b === 13 || b === 9;
 }
 
 function malformed(at: number): Error {
@@ -349,6 +354,7 @@ export class RawRecordReader {
     let i = this.space(at + 1);
     if (src[i] === CLOSE_BRACE) return i + 1;
     const keys = container.keys;
+    const slots = container.slots;
     let previous = -1;
     for (;;) {
       if (src[i] !== QUOTE) throw malformed(i);
@@ -381,12 +387,16 @@ export class RawRecordReader {
         }
       }
       previous = keyId;
-      i = this.space(k + 1);
-      if (src[i] !== COLON) throw malformed(i);
-      i = this.space(i + 1);
-      if (keyId < 0 || keyId >= container.slots.length) i = this.skip(i);
+      // PostgreSQL writes `": "` after a key; other spacing takes the general way.
+      if (src[k + 1] === COLON && src[k + 2] === SPACE && !isSpace(src[k + 3])) i = k + 3;
       else {
-        const slot = container.slots[keyId] as number;
+        i = this.space(k + 1);
+        if (src[i] !== COLON) throw malformed(i);
+        i = this.space(i + 1);
+      }
+      if (keyId < 0 || keyId >= slots.length) i = this.skip(i);
+      else {
+        const slot = slots[keyId] as number;
         const items = container.items[keyId];
         if (items !== undefined && src[i] === OPEN_BRACKET) {
           const from = i;
@@ -397,6 +407,11 @@ export class RawRecordReader {
             this.endOf[slot] = i;
           }
         } else i = slot >= 0 ? this.note(i, slot) : this.skip(i);
+      }
+      // And `, ` between members.
+      if (src[i] === COMMA && src[i + 1] === SPACE && src[i + 2] === QUOTE) {
+        i += 2;
+        continue;
       }
       i = this.space(i);
       const b = src[i];

@@ -101,6 +101,10 @@ describe('CSV rows from stored JSON bytes', () => {
     const spelled = Buffer.from('{"n": 1.0, "d": 2.50, "grp/q\\\\2": -0, "q\\"1": "\\u0041\\n"}');
     raw.line(spelled, 0, spelled.length, []);
     assert.equal(Buffer.concat(raw.take()).toString(), '"A\n",0,n/a,n/a,1,2.5,n/a,n/a,n/a\n');
+    // Any JSON whitespace around keys, colons and commas.
+    const spaced = Buffer.from('{ "n" :\t 1.0 ,\n "d":  \r\n2.50, "q\\"1": \n"x" ,"_tags":\t[ ]\n}');
+    raw.line(spaced, 0, spaced.length, []);
+    assert.equal(Buffer.concat(raw.take()).toString(), 'x,n/a,n/a,n/a,1,2.5,n/a,n/a,\n');
   });
 
   test('numberTokens accepts exactly the texts formula protection leaves alone for being numbers', () => {
