@@ -38,10 +38,6 @@ function fnv(bytes: Uint8Array): number {
   return hash;
 }
 
-function isSpace(b: number | undefined): boolean {
-  return b === SPACE || b === 10 || b === 13 || b === 9;
-}
-
 function malformed(at: number): Error {
   return new Error(`stored record is not valid JSON near byte ${at}`);
 }
@@ -265,7 +261,7 @@ export class RawRecordReader {
   private space(at: number): number {
     const src = this.src;
     let b = src[at];
-    while (b === 32 || b === 10 || b === 13 || b === 9) b = src[++at];
+    while (b === SPACE || b === 10 || b === 13 || b === 9) b = src[++at];
     return at;
   }
 
@@ -387,8 +383,8 @@ export class RawRecordReader {
         }
       }
       previous = keyId;
-      // PostgreSQL writes `": "` after a key; other spacing takes the general way.
-      if (src[k + 1] === COLON && src[k + 2] === SPACE && !isSpace(src[k + 3])) i = k + 3;
+      // PostgreSQL writes the colon right after a key.
+      if (src[k + 1] === COLON) i = this.space(k + 2);
       else {
         i = this.space(k + 1);
         if (src[i] !== COLON) throw malformed(i);
@@ -408,7 +404,7 @@ export class RawRecordReader {
           }
         } else i = slot >= 0 ? this.note(i, slot) : this.skip(i);
       }
-      // And `, ` between members.
+      // And `, ` between members: the next key's quote follows.
       if (src[i] === COMMA && src[i + 1] === SPACE && src[i + 2] === QUOTE) {
         i += 2;
         continue;

@@ -6,7 +6,7 @@
 // holds it to that.
 //
 // Only layouts whose every column has a rule can be written this way (rawCsvWriter says when).
-import { NA, type ColumnRule, type FlatColumn } from '../layout/flat.ts';
+import { NA, text, type ColumnRule, type FlatColumn } from '../layout/flat.ts';
 import { choiceNames, pointParts, riskyFirst } from '../layout/values.ts';
 import { RULE_CELLS } from './compiled-rows.ts';
 import { csvField } from './writer.ts';
@@ -20,6 +20,8 @@ const PLUS = 43;
 const DOT = 46;
 const ZERO = 48;
 const NINE = 57;
+const UPPER_E = 69;
+const LOWER_E = 101;
 const QUOTE = 34;
 const CR = 13;
 const NEWLINE = 10;
@@ -32,8 +34,6 @@ const PLAIN_DIGITS = 15;
 
 const utf8 = (text: string): Uint8Array<ArrayBuffer> => new TextEncoder().encode(text);
 const NA_BYTES = utf8(NA);
-const TRUE_BYTES = utf8('True');
-const FALSE_BYTES = utf8('False');
 const NOTHING = new Uint8Array(0);
 const POINT_ZERO = utf8('.0');
 
@@ -70,7 +70,7 @@ export function numberTokens(src: Uint8Array, start: number, end: number): boole
       }
     }
     if (digits === 0) return false;
-    if (i < end && (src[i] === 69 || src[i] === 101)) {
+    if (i < end && (src[i] === UPPER_E || src[i] === LOWER_E)) {
       i++;
       if (i < end && (src[i] === PLUS || src[i] === MINUS)) i++;
       let exponent = 0;
@@ -315,7 +315,7 @@ export class RawCsvWriter {
     if (typeof value === 'string') return this.out.plainText(value);
     if (value === null) return true;
     if (typeof value === 'boolean') {
-      this.out.bytes(value ? TRUE_BYTES : FALSE_BYTES);
+      this.out.text(text(value));
       return true;
     }
     return false;
