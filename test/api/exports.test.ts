@@ -150,9 +150,15 @@ describe('direct CSV download', () => {
     assert.ok(tags.body.startsWith('name,age,picture,has_children,children_1_/childs_name,'));
   });
 
-  test('unknown extensions keep the old answers', async () => {
-    assert.equal((await download(`/api/v1/forms/${tutorialId}.pdf`)).statusCode, 400);
+  test('a suffix that names no format is 404, as a Django REST framework suffix no renderer takes', async () => {
+    for (const url of [`/api/v1/forms/${tutorialId}.pdf`, `/api/v1/data/${tutorialId}.pdf`, `/api/v1/forms/${tutorialId}.CSV`]) {
+      const res = await download(url);
+      assert.equal(res.statusCode, 404, url);
+      assert.deepEqual(res.json(), { detail: 'Not found.' }, url);
+    }
     assert.equal((await download(`/api/v1/forms/999999.csv`)).statusCode, 404);
+    // A pk that is not a number stays a malformed id.
+    assert.equal((await download(`/api/v1/forms/abc`)).statusCode, 400);
   });
 });
 

@@ -16,6 +16,14 @@ export function exportSuffix(pk: string): { pk: string; format: ExportFormat } |
   return id !== undefined && ext !== undefined && isExportFormat(ext) ? { pk: id, format: ext } : undefined;
 }
 
+/**
+ * `12.pdf`: a format suffix that names no export. onadata (Django REST framework) finds no
+ * renderer for it and answers 404, where the bare id would be read as a malformed pk (400).
+ */
+export function unknownSuffix(pk: string): boolean {
+  return /^\d+\.[A-Za-z0-9]+$/.test(pk) && exportSuffix(pk) === undefined;
+}
+
 /** RFC 6266 header as onadata writes it: a plain fallback name and the real one in UTF-8. */
 export function contentDisposition(fileName: string, extension: string): string {
   return attachmentDisposition(fileName, `download.${extension}`);

@@ -8,8 +8,9 @@ import { pageWindow, paginate } from '../../http/pagination.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
-import { exportSuffix, sendExport } from '../exports/routes.ts';
+import { exportSuffix, sendExport, unknownSuffix } from '../exports/routes.ts';
 import { attachmentDisposition } from '../../http/conventions.ts';
+import { errors } from '../../errors.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
 const PageQuery = {
@@ -82,6 +83,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     handler: async (request, reply) => {
       const download = exportSuffix(request.params.pk);
       if (download) return sendExport(request, reply, download);
+      if (unknownSuffix(request.params.pk)) throw errors.notFound();
       return forms.getForm(request.ctx, request.params.pk);
     },
   });
