@@ -4,6 +4,7 @@ import { unzip } from '../../../test/zip.ts';
 import { memorySpool, type Spool } from '../spool.ts';
 import { zipOnePassChunks, type FileBatch, type RowEncoder } from './one-pass.ts';
 import { ZipWriter } from './zip-writer.ts';
+import yauzl from 'yauzl';
 
 async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Uint8Array[] = [];
@@ -155,4 +156,50 @@ test('an error in the rows reaches the reader and releases the spools', async ()
   ];
   await assert.rejects(collect(zipOnePassChunks(files, failing(), { ...OPTIONS, createSpool: async () => trackedSpool(log, 'b') })), /database went away/);
   assert.deepEqual(log, ['disposed b']);
+});
+
+/** Each entry's name and compression method, from the central directory. */
+function entryMethods(bytes: Buffer): Promise<Array<[string, number]>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
+      if (error) return reject(error);
+      const found: Array<[string, number]> = [];
+      zip.on('entry', (entry: yauzl.Entry) => {
+        found.push([entry.fileName, entry.compressionMethod]);
+        zip.readEntry();
+      });
+      zip.on('end', () => resolve(found));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+test('stored entries sit between deflated ones, whole and with their method, sizes and CRC', async () => {
+  const zip = new ZipWriter(OPTIONS);
+  const photo = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 251));
+  zip.addStored('a/photo.jpg', photo);
+  const text = zip.openStreamed('notes.txt');
+  await text.write('some notes\n'.repeat(100));
+  assert.throws(() => zip.addStored('during.bin', Buffer.from('x')), /still open/);
+  await text.close();
+  zip.addStored('b/empty.bin', new Uint8Array(0));
+  zip.addStored('c/ünïcode name.png', Buffer.from('png bytes'));
+  const bytes = Buffer.concat([...zip.take(), zip.finish()]);
+  const files = await unzip(bytes);
+  assert.deepEqual([...files.keys()], ['a/photo.jpg', 'notes.txt', 'b/empty.bin', 'c/ünïcode name.png']);
+  assert.ok(files.get('a/photo.jpg')?.equals(photo));
+  assert.equal(files.get('notes.txt')?.toString(), 'some notes\n'.repeat(100));
+  assert.equal(files.get('b/empty.bin')?.length, 0);
+  assert.equal(files.get('c/ünïcode name.png')?.toString(), 'png bytes');
+  assert.deepEqual(await entryMethods(bytes), [
+    ['a/photo.jpg', 0],
+    ['notes.txt', 8],
+    ['b/empty.bin', 0],
+    ['c/ünïcode name.png', 0],
+  ]);
+  // A stored entry's local header holds its CRC and sizes (no data descriptor follows it).
+  assert.equal(bytes.readUInt16LE(6) & 0x0008, 0);
+  assert.equal(bytes.readUInt32LE(18), photo.length);
+  assert.equal(bytes.readUInt32LE(22), photo.length);
 });

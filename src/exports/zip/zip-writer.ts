@@ -1,8 +1,9 @@
-// A streaming zip writer for the export formats (XLSX packages, csvzip, savzip): entries are
-// deflated as their bytes arrive (zlib on libuv's thread pool, so compression overlaps producing
-// the next chunk), sizes and CRC-32 (native zlib.crc32) follow each entry in a data descriptor,
-// and ZIP64 records are written when an entry, the archive or the entry count passes the classic
-// format's limits. Measured against archiver (see src/exports/xlsx/README.md): archiver's pure-JS
+// A streaming zip writer for the export formats (XLSX packages, csvzip, savzip, attachments):
+// entries are deflated as their bytes arrive (zlib on libuv's thread pool, so compression overlaps
+// producing the next chunk), sizes and CRC-32 (native zlib.crc32) follow each entry in a data
+// descriptor (files compressed already, such as photos, are stored whole instead), and ZIP64
+// records are written when an entry, the archive or the entry count passes the classic format's
+// limits. Measured against archiver (see src/exports/xlsx/README.md): archiver's pure-JS
 // CRC-32 and its 16 KiB stream buffers left the main thread idle or busy for a third of the run.
 //
 // One pass, several entries: an export that writes every section from a single read of the
@@ -30,7 +31,14 @@ interface Written {
   readonly crc: number;
   readonly size: number;
   readonly compressedSize: number;
+  /** Stored as it is (method 0), its sizes and CRC in the local header; otherwise deflated with a data descriptor. */
+  readonly stored?: boolean;
 }
+
+const UTF8_NAME = 0x0800;
+const DATA_DESCRIPTOR = 0x0008;
+const METHOD_STORED = 0;
+const METHOD_DEFLATE = 8;
 
 function dosDateTime(date: Date): { time: number; day: number } {
   const year = Math.min(Math.max(date.getFullYear(), 1980), 2107);
@@ -40,15 +48,22 @@ function dosDateTime(date: Date): { time: number; day: number } {
   };
 }
 
-function localHeader(name: Buffer, stamp: { time: number; day: number }): Buffer {
+/** A local header; `stored`: the entry's CRC and sizes, known before its bytes (a stored entry). */
+function localHeader(name: Buffer, stamp: { time: number; day: number }, stored?: Written): Buffer {
   const header = Buffer.alloc(30);
   header.writeUInt32LE(0x04034b50, 0);
   header.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-  header.writeUInt16LE(0x0808, 6); // bit 3: sizes in a data descriptor; bit 11: UTF-8 name
-  header.writeUInt16LE(8, 8); // deflate
+  // bit 3: sizes in a data descriptor (deflated entries only); bit 11: UTF-8 name
+  header.writeUInt16LE(stored ? UTF8_NAME : UTF8_NAME | DATA_DESCRIPTOR, 6);
+  header.writeUInt16LE(stored ? METHOD_STORED : METHOD_DEFLATE, 8);
   header.writeUInt16LE(stamp.time, 10);
   header.writeUInt16LE(stamp.day, 12);
-  // CRC and sizes (14..25) stay zero: they follow in the data descriptor.
+  if (stored) {
+    header.writeUInt32LE(stored.crc, 14);
+    header.writeUInt32LE(stored.compressedSize, 18);
+    header.writeUInt32LE(stored.size, 22);
+  }
+  // Otherwise CRC and sizes (14..25) stay zero: they follow in the data descriptor.
   header.writeUInt16LE(name.length, 26);
   return Buffer.concat([header, name]);
 }
@@ -84,8 +99,8 @@ function centralHeader(entry: Written, stamp: { time: number; day: number }): Bu
   h.writeUInt32LE(0x02014b50, 0);
   h.writeUInt16LE((3 << 8) | 45, 4); // made by: Unix, spec 4.5
   h.writeUInt16LE(zip64 ? 45 : 20, 6);
-  h.writeUInt16LE(0x0808, 8);
-  h.writeUInt16LE(8, 10);
+  h.writeUInt16LE(entry.stored ? UTF8_NAME : UTF8_NAME | DATA_DESCRIPTOR, 8);
+  h.writeUInt16LE(entry.stored ? METHOD_STORED : METHOD_DEFLATE, 10);
   h.writeUInt16LE(stamp.time, 12);
   h.writeUInt16LE(stamp.day, 14);
   h.writeUInt32LE(entry.crc, 16);
@@ -267,6 +282,22 @@ export class ZipWriter {
         this.written.push(record);
       },
     };
+  }
+
+  /**
+   * Adds an entry whose bytes are at hand whole, stored as they are: for files that are compressed
+   * already (photos, audio, video), where deflating costs time and saves nothing. Its CRC and
+   * sizes go in its local header, so readers that cannot take a stored entry with a data
+   * descriptor (Java's ZipInputStream) read it too.
+   */
+  addStored(entryName: string, data: Uint8Array): void {
+    if (this.streaming) throw new Error('zip writer: a streamed entry is still open');
+    if (data.length >= MAX_32) throw new Error('zip writer: a stored entry must be smaller than 4 GiB');
+    const name = Buffer.from(entryName, 'utf8');
+    const record: Written = { name, offset: this.offset, crc: crc32(data), size: data.length, compressedSize: data.length, stored: true };
+    this.emit(localHeader(name, this.stamp, record));
+    if (data.length > 0) this.emit(data);
+    this.written.push(record);
   }
 
   /** Starts an entry compressed into `spool`; emitSpooled() writes it out later. */

@@ -9,7 +9,7 @@ import { attachmentDisposition } from '../../http/conventions.ts';
 
 const ExportAsyncQuery = Type.Object(
   {
-    format: Type.Optional(Type.String({ description: 'csv, xls, xlsx, csvzip, savzip, kml, osm or gsheets' })),
+    format: Type.Optional(Type.String({ description: 'csv, xls, xlsx, csvzip, savzip, kml, osm, zip (the records’ attached files) or gsheets' })),
     job_uuid: Type.Optional(Type.String({ description: 'poll the job this id names' })),
     meta: Type.Optional(Type.String({ description: 'xls/xlsx: a custom report from the form\'s external_export metadata entry with this id' })),
     token: Type.Optional(Type.String({ description: 'xls/xlsx: a custom report from the template at this URL' })),

@@ -19,6 +19,7 @@ const EXPORT_TYPES = {
   savzip: 'sav_zip',
   kml: 'kml',
   osm: 'osm',
+  zip: 'zip',
   gsheets: 'gsheets',
 } as const;
 
@@ -43,6 +44,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   sav_zip: 'application/zip',
   kml: 'application/vnd.google-earth.kml+xml',
   osm: 'application/osm',
+  zip: 'application/zip',
   external: 'application/vnd.ms-excel',
 };
 

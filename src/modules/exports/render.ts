@@ -15,13 +15,14 @@ import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
 import { kmlExport } from './kml.ts';
 import { osmExport } from './osm.ts';
+import { attachmentsZip } from './attachments-zip.ts';
 
 export type { ExportTarget } from './source.ts';
 export type { ExportOptions } from './options.ts';
 
-export type ExportFormat = 'csv' | 'xls' | 'xlsx' | 'csvzip' | 'savzip' | 'kml' | 'osm';
+export type ExportFormat = 'csv' | 'xls' | 'xlsx' | 'csvzip' | 'savzip' | 'kml' | 'osm' | 'zip';
 
-export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'xls', 'xlsx', 'csvzip', 'savzip', 'kml', 'osm'];
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['csv', 'xls', 'xlsx', 'csvzip', 'savzip', 'kml', 'osm', 'zip'];
 
 export function isExportFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
@@ -43,6 +44,7 @@ const FILE_TYPES: Record<ExportFormat, { contentType: string; extension: string 
   savzip: { contentType: 'application/zip', extension: 'zip' },
   kml: { contentType: 'application/vnd.google-earth.kml+xml', extension: 'kml' },
   osm: { contentType: 'application/osm', extension: 'osm' },
+  zip: { contentType: 'application/zip', extension: 'zip' },
 };
 
 function stamp(now: Date): string {
@@ -137,6 +139,8 @@ export async function renderExport(
       return file(await xlsxExport(await open(), now, fileSpools(deps.config.dataDir)));
     case 'xls':
       return file(await xlsExport(await open(), fileSpools(deps.config.dataDir)));
+    case 'zip':
+      return file(attachmentsZip(deps, await open(), target.idString, now));
   }
 }
 

@@ -70,6 +70,27 @@ export async function listExportRecords(
   return result.rows;
 }
 
+/** A file attached to a record (its bytes are read apart, one file at a time). */
+export interface RecordAttachment {
+  id: number;
+  instance_id: number;
+  name: string;
+  mimetype: string;
+  blob: string;
+}
+
+/** The attachments of these records, by record and then in the order they arrived. */
+export async function listRecordAttachments(db: DbOrTx, instanceIds: readonly number[]): Promise<RecordAttachment[]> {
+  if (instanceIds.length === 0) return [];
+  return db
+    .selectFrom('attachments')
+    .select(['id', 'instance_id', 'name', 'mimetype', 'blob'])
+    .where('instance_id', 'in', [...instanceIds])
+    .orderBy('instance_id')
+    .orderBy('id')
+    .execute();
+}
+
 /** The usernames of these user ids (deleted users are missing). */
 export async function listUsernames(db: DbOrTx, ids: readonly number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();

@@ -79,7 +79,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get<Pk>('/api/v1/forms/:pk', {
     config: { access: 'anyone', cache: 'public' },
-    schema: { tags: ['forms'], summary: 'One form; `{pk}.csv|xls|xlsx|csvzip|savzip|kml|osm` downloads its data export', params: IdParams },
+    schema: { tags: ['forms'], summary: 'One form; `{pk}.csv|xls|xlsx|csvzip|savzip|kml|osm|zip` downloads its data export (zip: the attached files)', params: IdParams },
     handler: async (request, reply) => {
       const download = exportSuffix(request.params.pk);
       if (download) return sendExport(request, reply, download);

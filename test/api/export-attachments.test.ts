@@ -1,0 +1,128 @@
+// The attachments export (`zip`): every file attached to the records in scope, under
+// `<id_string>/<record _uuid>/<file name>`, by direct download from /forms and /data and by job,
+// restricted by `query` like every format, and refused to roles that may not export.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { basic, createUser, multipart, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { unzip } from '../zip.ts';
+import { setFormRole } from '../../src/modules/forms/repository.ts';
+import { runOneJob } from '../../src/jobs/worker.ts';
+import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+
+const registry = buildJobRegistry();
+const FORM = [
+  'survey,,,',
+  ',type,name,label',
+  ',text,name,Name',
+  ',image,photo,Photo',
+  ',file,doc,Document',
+  'settings,,,',
+  ',form_title,form_id,version',
+  ',Market stalls,stalls,2026112501',
+].join('\n');
+
+function stallXml(uuid: string, name: string, photo = '', doc = ''): string {
+  return `<?xml version="1.0"?><stalls id="stalls" version="2026112501"><name>${name}</name><photo>${photo}</photo><doc>${doc}</doc><meta><instanceID>uuid:${uuid}</instanceID></meta></stalls>`;
+}
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Array.from({ length: 3000 }, (_, i) => (i * 31) % 256)]);
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+
+let server: TestServer;
+let dataDir: string;
+let bob: TestUser;
+let formId: number;
+let emptyFormId: number;
+const uuids = { ann: randomUUID(), ben: randomUUID(), cat: randomUUID() };
+
+async function submit(xml: string, media: MultipartFile[] = []): Promise<void> {
+  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 's.xml', content: xml, contentType: 'text/xml' }, ...media]);
+  const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { authorization: basic('bob', bob.password), ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+}
+
+const file = (fileName: string, content: Buffer | string, contentType: string): MultipartFile => ({ name: fileName, fileName, content, contentType });
+
+async function download(url: string, auth: Record<string, string> = bob.auth) {
+  return server.app.inject({ method: 'GET', url, headers: auth });
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'gather-export-attachments-'));
+  server = await startTestServer({ DATA_DIR: dataDir });
+  bob = await createUser(server.app, 'bob');
+  formId = await publishForm(server.app, bob, formFile(FORM, 'stalls.csv'));
+  // Ann: a photo and a text document; Ben: a photo of the same name as Ann's; Cat: no file.
+  await submit(stallXml(uuids.ann, 'Ann', 'photo.jpg', 'notes.csv'), [file('photo.jpg', JPEG, 'image/jpeg'), file('notes.csv', 'a,b\n1,2\n', 'text/csv')]);
+  await submit(stallXml(uuids.ben, 'Ben', 'photo.jpg'), [file('photo.jpg', PNG, 'image/png')]);
+  await submit(stallXml(uuids.cat, 'Cat'));
+  const other = ['survey,,,', ',type,name,label', ',text,name,Name', 'settings,,,', ',form_title,form_id,version', ',Empty,empty_form,1'].join('\n');
+  emptyFormId = await publishForm(server.app, bob, formFile(other, 'empty_form.csv'));
+});
+after(async () => {
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('attachments zip', () => {
+  test('a direct download holds every attached file, a folder per record, files compressed already stored as they are', async () => {
+    for (const url of [`/api/v1/forms/${formId}.zip`, `/api/v1/data/${formId}.zip`]) {
+      const res = await download(url);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.headers['content-type'], 'application/zip');
+      assert.match(String(res.headers['content-disposition']), /^attachment; filename="download\.zip"; filename\*=UTF-8''stalls-\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d\.zip$/);
+      const files = await unzip(res.rawPayload);
+      assert.deepEqual([...files.keys()], [`stalls/${uuids.ann}/photo.jpg`, `stalls/${uuids.ann}/notes.csv`, `stalls/${uuids.ben}/photo.jpg`], url);
+      assert.ok(files.get(`stalls/${uuids.ann}/photo.jpg`)?.equals(JPEG));
+      assert.equal(files.get(`stalls/${uuids.ann}/notes.csv`)?.toString(), 'a,b\n1,2\n');
+      assert.ok(files.get(`stalls/${uuids.ben}/photo.jpg`)?.equals(PNG));
+    }
+  });
+
+  test('query restricts the records whose files are exported', async () => {
+    const res = await download(`/api/v1/forms/${formId}.zip?query=${encodeURIComponent('{"name": "Ben"}')}`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual([...(await unzip(res.rawPayload)).keys()], [`stalls/${uuids.ben}/photo.jpg`]);
+    const bad = await download(`/api/v1/forms/${formId}.zip?query=${encodeURIComponent('{"name":')}`);
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.match(String(bad.headers['content-type']), /^application\/json/);
+  });
+
+  test('a form without files gives an empty zip that unpacks', async () => {
+    const res = await download(`/api/v1/forms/${emptyFormId}.zip`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await unzip(res.rawPayload)).size, 0);
+  });
+
+  test('export_async?format=zip makes the same file as a job, listed with type zip', async () => {
+    const start = await download(`/api/v1/forms/${formId}/export_async?format=zip`);
+    assert.equal(start.statusCode, 202, start.body);
+    while (await runOneJob(server.deps, registry, { log: () => {} })) {
+      // until the queue is empty
+    }
+    const done = await download(`/api/v1/forms/${formId}/export_async?job_uuid=${start.json().job_uuid}`);
+    assert.equal(done.json().job_status, 'SUCCESS', done.body);
+    const exportUrl = String(done.json().export_url).replace('http://testserver', '');
+    const fileRes = await download(exportUrl);
+    assert.equal(fileRes.statusCode, 200);
+    assert.equal(fileRes.headers['content-type'], 'application/zip');
+    assert.equal((await unzip(fileRes.rawPayload)).size, 3);
+    const listed = (await download(`/api/v1/export?xform=${formId}`)).json() as Array<{ type: string; export_url: string }>;
+    assert.deepEqual(
+      listed.map((e) => e.type),
+      ['zip'],
+    );
+    assert.match(listed[0]?.export_url ?? '', /\/api\/v1\/export\/\d+\.zip$/);
+  });
+
+  test('roles that may not download data cannot export the files', async () => {
+    const viewer = await createUser(server.app, 'viewer');
+    await setFormRole(server.deps.db, formId, viewer.id, 'readonly-no-download');
+    assert.equal((await download(`/api/v1/forms/${formId}.zip`, viewer.auth)).statusCode, 403);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.zip` })).statusCode, 404);
+  });
+});
