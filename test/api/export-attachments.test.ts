@@ -119,6 +119,46 @@ describe('attachments zip', () => {
     assert.match(listed[0]?.export_url ?? '', /\/api\/v1\/export\/\d+\.zip$/);
   });
 
+  test('a file that arrives late with a re-sent record makes a stored export stale', async () => {
+    const late = randomUUID();
+    await submit(stallXml(late, 'Dee', 'late.jpg'));
+    /** An export_async for the zip: a new job run to its end, or the stored export reused. */
+    const job = async (): Promise<{ reused: boolean; files: Map<string, Buffer>; csv: string }> => {
+      const start = await download(`/api/v1/forms/${formId}/export_async?format=zip`);
+      assert.equal(start.statusCode, 202, start.body);
+      const reused = start.json().job_status === 'SUCCESS';
+      let exportUrl = String(start.json().export_url);
+      if (!reused) {
+        while (await runOneJob(server.deps, registry, { log: () => {} })) {
+          // until the queue is empty
+        }
+        const done = await download(`/api/v1/forms/${formId}/export_async?job_uuid=${start.json().job_uuid}`);
+        assert.equal(done.json().job_status, 'SUCCESS', done.body);
+        exportUrl = String(done.json().export_url);
+      }
+      const zip = await download(exportUrl.replace('http://testserver', ''));
+      const csv = await download(`/api/v1/forms/${formId}.csv?query=${encodeURIComponent('{"name": "Dee"}')}`);
+      return { reused, files: await unzip(zip.rawPayload), csv: csv.body };
+    };
+    const before = await job();
+    assert.equal(before.files.has(`stalls/${late}/late.jpg`), false);
+    assert.equal(before.reused, false);
+    assert.equal((await job()).reused, true, 'nothing changed: the stored export is reused');
+    // ODK Collect sends the record again with the file it could not send before: 202 duplicate.
+    const body = multipart({}, [
+      { name: 'xml_submission_file', fileName: 's.xml', content: stallXml(late, 'Dee', 'late.jpg'), contentType: 'text/xml' },
+      file('late.jpg', JPEG, 'image/jpeg'),
+    ]);
+    const resent = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { authorization: basic('bob', bob.password), ...body.headers } });
+    assert.equal(resent.statusCode, 202, resent.body);
+    const afterwards = await job();
+    assert.equal(afterwards.reused, false, 'the late file made the stored export stale');
+    assert.ok(afterwards.files.get(`stalls/${late}/late.jpg`)?.equals(JPEG));
+    assert.match(afterwards.csv, /,1,1,True\r?\n$/, 'the record now counts its file');
+    const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${String((await download(`/api/v1/data/${formId}?query=${encodeURIComponent('{"name": "Dee"}')}`)).json()[0]._id)}`, headers: bob.auth });
+    assert.equal(deleted.statusCode, 204, deleted.body);
+  });
+
   test('roles that may not download data cannot export the files', async () => {
     const viewer = await createUser(server.app, 'viewer');
     await setFormRole(server.deps.db, formId, viewer.id, 'readonly-no-download');

@@ -275,6 +275,10 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       await repo.saveAttachment(trx, { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: file.bytes.byteLength, date_created: ctx.clock.now() });
     }
     if (media.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
+    // A re-sent record bringing its late files changes what its exports and filters show
+    // (media links and counts, media_all_received, the attachments zip): stored exports and
+    // cached matches of the form's data must not be reused.
+    if (kind === 'duplicate' && media.length > 0) await repo.noteRecordsChanged(trx, form.id);
     return { instanceId, kind };
   });
   return done(outcome.kind, outcome.instanceId);

@@ -211,6 +211,18 @@ export async function formDataVersion(db: DbOrTx, formId: number): Promise<strin
   return result.rows[0]?.version ?? '';
 }
 
+/**
+ * Counts a change to a form's records that the instances triggers do not see: files that arrive
+ * late for a record already stored (its media count, links and files change, its JSON does not).
+ */
+export async function noteRecordsChanged(db: DbOrTx, formId: number): Promise<void> {
+  await db
+    .updateTable('forms')
+    .set((eb) => ({ data_changes: eb('data_changes', '+', 1) }))
+    .where('id', '=', formId)
+    .execute();
+}
+
 /** The ids of the live records matching a condition, in the requested order. */
 export async function listMatchingIds(db: DbOrTx, formId: number, page: Pick<RecordPage, 'condition' | 'order' | 'submittedBy'>): Promise<Int32Array> {
   const own = page.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${page.submittedBy}`;
