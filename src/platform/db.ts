@@ -15,6 +15,20 @@ import type { Schema } from './schema.ts';
 import { PGliteDriver } from './pglite-driver.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './dir-lock.ts';
 
+/**
+ * PGlite's own bytea parser turns the hex text into bytes in JavaScript, about 90 ms per MB (a
+ * 2 MB photo took 180 ms to download); Buffer's native hex decoder takes under 10 ms for the same
+ * bytes. The bytes come back as a plain Uint8Array, as PGlite gives them; text in the older escape
+ * format goes to PGlite's parser.
+ */
+function fastByteaParser(fallback: ((text: string, typeId?: number) => unknown) | undefined) {
+  return (text: string, typeId?: number): unknown => {
+    if (!text.startsWith('\\x')) return fallback ? fallback(text, typeId) : text;
+    const bytes = Buffer.from(text.slice(2), 'hex');
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+}
+
 export type Db = Kysely<Schema>;
 export type Tx = Transaction<Schema>;
 export type DbOrTx = Db | Tx;
@@ -64,7 +78,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGlite, types } = await import('@electric-sql/pglite');
   let lock: DirectoryLock | undefined;
   let dataDir = options.pgliteDir;
   if (!dataDir.startsWith('memory://')) {
@@ -73,7 +87,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     dataDir = join(dataDir, 'pgdata');
   }
   try {
-    const pglite = await PGlite.create(dataDir);
+    const pglite = await PGlite.create(dataDir, { parsers: { [types.BYTEA]: fastByteaParser(types.parsers[types.BYTEA]) } });
     const driver = new PGliteDriver(pglite);
     const dialect: Dialect = {
       createAdapter: () => new PostgresAdapter(),
