@@ -1,15 +1,13 @@
 // The attachments export (`zip`, onadata-data.md §3.8): every file attached to the records in
 // scope, in one zip, each under `<id_string>/<record _uuid>/<file name>` so that files of the same
 // name from different records stay apart and each can be matched with its row of a CSV export.
-// Records are read a page at a time and files one at a time: memory holds one file, whatever the
-// number of records.
+// The records themselves are not read, and files are read one at a time: memory holds one file,
+// whatever the number of records.
 import type { AppDeps } from '../../context.ts';
 import { ZipWriter } from '../../exports/zip/zip-writer.ts';
 import { getBlob } from '../blobs/repository.ts';
-import { listRecordAttachments, type RecordAttachment } from './repository.ts';
 import type { ExportSource } from './source.ts';
 
-const RECORDS_PER_QUERY = 200;
 /** Text files are deflated; anything else (photos, audio, video, documents) is compressed already and stored. */
 const TEXT_TYPES = /^text\/|xml|json|csv|geo/i;
 const DEFLATE_LEVEL = 6;
@@ -21,35 +19,28 @@ function segment(name: string, fallback: string): string {
   return clean === '' || clean === '.' || clean === '..' ? fallback : clean;
 }
 
-interface Pending {
-  readonly uuid: string;
-  readonly id: number;
-}
-
 export async function* attachmentsZip(deps: AppDeps, source: ExportSource, idString: string, now: Date): AsyncGenerator<Uint8Array, void, undefined> {
   const zip = new ZipWriter({ level: DEFLATE_LEVEL, date: now });
   const folder = segment(idString, 'form');
   let finished = false;
-
-  async function* write(records: readonly Pending[]): AsyncGenerator<Uint8Array, void, undefined> {
-    const attachments = await listRecordAttachments(deps.db, records.map((r) => r.id));
-    const byRecord = new Map<number, RecordAttachment[]>();
-    for (const attachment of attachments) {
-      const list = byRecord.get(attachment.instance_id) ?? [];
-      list.push(attachment);
-      byRecord.set(attachment.instance_id, list);
-    }
-    for (const record of records) {
-      const used = new Set<string>();
-      for (const attachment of byRecord.get(record.id) ?? []) {
+  // Names already used in the current record's folder (two names may clean to one).
+  let record = -1;
+  const used = new Set<string>();
+  try {
+    for await (const page of source.attachmentPages()) {
+      for (const file of page.files) {
         // A file missing from storage is left out, as onadata leaves it out.
-        const blob = await getBlob(deps.db, attachment.blob);
+        const blob = await getBlob(deps.db, file.blob);
         if (!blob) continue;
-        let name = segment(attachment.name, `attachment-${attachment.id}`);
-        if (used.has(name)) name = `${attachment.id}-${name}`;
+        if (file.record_id !== record) {
+          record = file.record_id;
+          used.clear();
+        }
+        let name = segment(file.name, `attachment-${file.id}`);
+        if (used.has(name)) name = `${file.id}-${name}`;
         used.add(name);
-        const path = `${folder}/${segment(record.uuid, String(record.id))}/${name}`;
-        if (TEXT_TYPES.test(attachment.mimetype)) {
+        const path = `${folder}/${segment(file.record_uuid, String(file.record_id))}/${name}`;
+        if (TEXT_TYPES.test(file.mimetype)) {
           const entry = zip.openStreamed(path);
           await entry.write(blob.data);
           await entry.close();
@@ -59,21 +50,6 @@ export async function* attachmentsZip(deps: AppDeps, source: ExportSource, idStr
         yield* zip.take();
       }
     }
-  }
-
-  try {
-    let batch: Pending[] = [];
-    for await (const record of source.records()) {
-      const id = record['_id'];
-      const uuid = record['_uuid'];
-      if (typeof id !== 'number') continue;
-      batch.push({ id, uuid: typeof uuid === 'string' ? uuid : '' });
-      if (batch.length >= RECORDS_PER_QUERY) {
-        yield* write(batch);
-        batch = [];
-      }
-    }
-    if (batch.length > 0) yield* write(batch);
     yield zip.finish();
     finished = true;
   } finally {

@@ -9,7 +9,7 @@ import { loadVisibleForm } from '../forms/service.ts';
 import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
-import { openExportSource, type ExportSource, type ExportTarget, type RecordPage } from './source.ts';
+import { openExportSource, type ExportSource, type ExportTarget } from './source.ts';
 import { csvZip, savZip } from './zipped.ts';
 import { xlsExport, xlsxExport } from './spreadsheets.ts';
 import { fileSpools } from './xls-spool.ts';
@@ -80,7 +80,7 @@ export async function countedSource(source: ExportSource, passes: number, onProg
     reported = done - (done % PROGRESS_EVERY);
     await onProgress(reported, total);
   };
-  async function* countedPages(pages: AsyncIterable<RecordPage>): AsyncGenerator<RecordPage> {
+  async function* countedPages<Page extends { readonly count: number }>(pages: AsyncIterable<Page>): AsyncGenerator<Page> {
     for await (const page of pages) {
       yield page;
       await note(page.count);
@@ -93,6 +93,7 @@ export async function countedSource(source: ExportSource, passes: number, onProg
     },
     pages: () => countedPages(source.pages()),
     serialPages: () => countedPages(source.serialPages()),
+    attachmentPages: () => countedPages(source.attachmentPages()),
     noteWritten: note,
   };
 }

@@ -70,25 +70,46 @@ export async function listExportRecords(
   return result.rows;
 }
 
-/** A file attached to a record (its bytes are read apart, one file at a time). */
-export interface RecordAttachment {
+/** A file attached to a record in scope (its bytes are read apart, one file at a time). */
+export interface ScopedAttachment {
   id: number;
-  instance_id: number;
+  record_id: number;
+  record_uuid: string;
   name: string;
   mimetype: string;
   blob: string;
 }
 
-/** The attachments of these records, by record and then in the order they arrived. */
-export async function listRecordAttachments(db: DbOrTx, instanceIds: readonly number[]): Promise<RecordAttachment[]> {
-  if (instanceIds.length === 0) return [];
-  return db
-    .selectFrom('attachments')
-    .select(['id', 'instance_id', 'name', 'mimetype', 'blob'])
-    .where('instance_id', 'in', [...instanceIds])
-    .orderBy('instance_id')
-    .orderBy('id')
-    .execute();
+/** The attached files of up to `limit` records in scope after `afterId`, without reading the records. */
+export interface AttachmentPage {
+  /** Records the page covers, with files or not (an export job's progress). */
+  readonly count: number;
+  /** The last of them, where the next page starts. */
+  readonly lastId: number;
+  /** Their files, by record and then in the order they arrived. */
+  readonly files: ScopedAttachment[];
+}
+
+export async function listAttachmentPage(db: DbOrTx, scope: RecordScope, afterId: number, limit: number): Promise<AttachmentPage> {
+  const result = await sql<{ record_id: number; record_uuid: string; id: number | null; name: string | null; mimetype: string | null; blob: string | null }>`
+    WITH page AS (
+      SELECT i.id, i.uuid FROM instances i WHERE ${scopeCondition(scope)} AND i.id > ${afterId} ORDER BY i.id LIMIT ${limit})
+    SELECT p.id AS record_id, p.uuid AS record_uuid, a.id, a.name, a.mimetype, a.blob
+    FROM page p LEFT JOIN attachments a ON a.instance_id = p.id
+    ORDER BY p.id, a.id`.execute(db);
+  const files: ScopedAttachment[] = [];
+  let count = 0;
+  let lastId = afterId;
+  for (const row of result.rows) {
+    if (row.record_id !== lastId) {
+      count += 1;
+      lastId = row.record_id;
+    }
+    if (row.id !== null && row.name !== null && row.mimetype !== null && row.blob !== null) {
+      files.push({ id: row.id, record_id: row.record_id, record_uuid: row.record_uuid, name: row.name, mimetype: row.mimetype, blob: row.blob });
+    }
+  }
+  return { count, lastId, files };
 }
 
 /** The usernames of these user ids (deleted users are missing). */

@@ -1,27 +1,26 @@
 // Direct downloads: `GET /api/v1/forms/{pk}.{ext}` and `GET /api/v1/data/{pk}.{ext}` arrive at
-// the forms and data routes with the suffix in the pk; they hand such requests to sendExport.
+// the forms and data routes with the suffix in the pk; they hand such requests to sendSuffixedExport.
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawQuery } from './options.ts';
 import { exportOptionsFor, isExportFormat, loadExportTarget, renderExport, type ExportFormat } from './render.ts';
 import { isXlsReportRequest, renderXlsReport } from './xls-report.ts';
 import { attachmentDisposition } from '../../http/conventions.ts';
+import { errors } from '../../errors.ts';
 
-const SUFFIX = /^(\d+)\.([a-z]+)$/;
-
-/** `12.csv` → the form id and the export format; undefined for anything else. */
-export function exportSuffix(pk: string): { pk: string; format: ExportFormat } | undefined {
-  const match = SUFFIX.exec(pk);
-  const [, id, ext] = match ?? [];
-  return id !== undefined && ext !== undefined && isExportFormat(ext) ? { pk: id, format: ext } : undefined;
-}
+/** `12.csv`: a pk with a format suffix (Django REST framework's pattern, any case here). */
+const SUFFIXED = /^(\d+)\.([A-Za-z0-9]+)$/;
 
 /**
- * `12.pdf`: a format suffix that names no export. onadata (Django REST framework) finds no
- * renderer for it and answers 404, where the bare id would be read as a malformed pk (400).
+ * A `{pk}.{ext}` request answered as a download: the export when `ext` names a format; 404 for
+ * any other suffix, as onadata answers when no renderer takes it (not 400 for a malformed pk).
+ * undefined for a pk with no suffix, which the caller answers itself.
  */
-export function unknownSuffix(pk: string): boolean {
-  return /^\d+\.[A-Za-z0-9]+$/.test(pk) && exportSuffix(pk) === undefined;
+export function sendSuffixedExport(request: FastifyRequest<{ Params: { pk: string } }>, reply: FastifyReply): Promise<FastifyReply> | undefined {
+  const [, pk, ext] = SUFFIXED.exec(request.params.pk) ?? [];
+  if (pk === undefined || ext === undefined) return undefined;
+  if (!isExportFormat(ext)) throw errors.notFound();
+  return sendExport(request, reply, { pk, format: ext });
 }
 
 /** RFC 6266 header as onadata writes it: a plain fallback name and the real one in UTF-8. */
@@ -29,7 +28,7 @@ export function contentDisposition(fileName: string, extension: string): string 
   return attachmentDisposition(fileName, `download.${extension}`);
 }
 
-export async function sendExport(request: FastifyRequest, reply: FastifyReply, target: { pk: string; format: ExportFormat }): Promise<FastifyReply> {
+async function sendExport(request: FastifyRequest, reply: FastifyReply, target: { pk: string; format: ExportFormat }): Promise<FastifyReply> {
   const ctx = request.ctx;
   const query = (request.query ?? {}) as RawQuery;
   // meta or token make either Excel suffix a custom report, as export_async does (onadata reads

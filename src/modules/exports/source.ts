@@ -58,6 +58,8 @@ export interface ExportSource {
   repeatShape(): Promise<RepeatShape>;
   /** `<field>:<tag>` keys of osm questions found in the records. */
   osmTagKeys(): Promise<string[]>;
+  /** The records' attached files, a page of records at a time, the records themselves unread (attachments zip). */
+  attachmentPages(): AsyncIterable<repo.AttachmentPage>;
   /** How many records a pass reads (an export job's progress total). */
   countRecords(): Promise<number>;
   /**
@@ -195,6 +197,15 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     yield* keysetPages(0, await takeFirstPage());
   }
 
+  async function* attachmentPages(): AsyncGenerator<repo.AttachmentPage> {
+    for (let after = 0; ; ) {
+      const page = await repo.listAttachmentPage(deps.db, scope, after, RECORD_PAGE_SIZE);
+      if (page.count > 0) yield page;
+      if (page.count < RECORD_PAGE_SIZE) return;
+      after = page.lastId;
+    }
+  }
+
   async function* records(): AsyncGenerator<ExportRecord> {
     for await (const page of serialPages()) yield* page.records;
   }
@@ -224,6 +235,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     records,
     pages,
     serialPages,
+    attachmentPages,
     repeatShape: async () => {
       const shape = new RepeatShape();
       if (form.repeats.length === 0) return shape;

@@ -8,9 +8,8 @@ import { pageWindow, paginate } from '../../http/pagination.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
-import { exportSuffix, sendExport, unknownSuffix } from '../exports/routes.ts';
+import { sendSuffixedExport } from '../exports/routes.ts';
 import { attachmentDisposition } from '../../http/conventions.ts';
-import { errors } from '../../errors.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
 const PageQuery = {
@@ -81,9 +80,8 @@ export function registerFormRoutes(app: FastifyInstance): void {
     config: { access: 'anyone', cache: 'public' },
     schema: { tags: ['forms'], summary: 'One form; `{pk}.csv|xls|xlsx|csvzip|savzip|kml|osm|zip` downloads its data export (zip: the attached files)', params: IdParams },
     handler: async (request, reply) => {
-      const download = exportSuffix(request.params.pk);
-      if (download) return sendExport(request, reply, download);
-      if (unknownSuffix(request.params.pk)) throw errors.notFound();
+      const download = sendSuffixedExport(request, reply);
+      if (download) return download;
       return forms.getForm(request.ctx, request.params.pk);
     },
   });

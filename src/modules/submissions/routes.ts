@@ -14,7 +14,7 @@ import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload, type UploadedMedia } from './receive.ts';
 import { multipartBoundary, splitMultipart } from './multipart-body.ts';
-import { exportSuffix, sendExport, unknownSuffix } from '../exports/routes.ts';
+import { sendSuffixedExport } from '../exports/routes.ts';
 
 function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
@@ -202,9 +202,8 @@ export function registerDataRoutes(app: FastifyInstance): void {
         if (collection.link) reply.header('link', collection.link);
         return reply.type('application/geo+json').send(collection.body);
       }
-      const download = exportSuffix(request.params.pk);
-      if (download) return sendExport(request, reply, download);
-      if (unknownSuffix(request.params.pk)) throw errors.notFound();
+      const download = sendSuffixedExport(request, reply);
+      if (download) return download;
       const page = await data.listRecords(request.ctx, request.params.pk, request.query, request.url);
       if (page.link) reply.header('link', page.link);
       return reply.type('application/json; charset=utf-8').send(page.body);
