@@ -248,7 +248,8 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     let instanceId: number;
     let kind: SubmissionOutcome['kind'];
-    const edited = meta.deprecatedUuid ? await repo.findInstanceByUuid(trx, form.id, meta.deprecatedUuid) : undefined;
+    if (meta.deprecatedUuid) await repo.lockInstanceUuid(trx, form.id, meta.deprecatedUuid);
+    const edited = meta.deprecatedUuid ? await repo.lockInstanceByUuid(trx, form.id, meta.deprecatedUuid) : undefined;
     if (meta.deprecatedUuid && !(edited && !edited.deleted_at)) {
       // The version this edit started from was already replaced: another edit won (onadata's 409),
       // unless this very edit was stored before and is being re-sent.

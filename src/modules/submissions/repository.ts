@@ -10,6 +10,24 @@ export async function findInstanceByUuid(db: DbOrTx, formId: number, uuid: strin
   return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('uuid', '=', uuid).executeTakeFirst();
 }
 
+/**
+ * Takes this instanceID's turn until the transaction ends (migration 0018): a submission storing
+ * the same instanceID waits, then sees whether the edit holding it archived it.
+ */
+export async function lockInstanceUuid(db: DbOrTx, formId: number, uuid: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(gather_uuid_lock_key(${formId}::int, ${uuid}::text))`.execute(db);
+}
+
+/**
+ * The record with this uuid, its row locked until the transaction ends: an edit holds it from
+ * before it reads the version it replaces until that version is archived, so a rival edit of the
+ * same version waits, then finds the uuid gone (another edit won) instead of replacing it too.
+ * Locking first also keeps the history row's key-share lock from deadlocking with a rival.
+ */
+export async function lockInstanceByUuid(db: DbOrTx, formId: number, uuid: string): Promise<InstanceRow | undefined> {
+  return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('uuid', '=', uuid).forUpdate().executeTakeFirst();
+}
+
 export async function findInstanceById(db: DbOrTx, formId: number, id: number): Promise<InstanceRow | undefined> {
   return db.selectFrom('instances').selectAll().where('form_id', '=', formId).where('id', '=', id).executeTakeFirst();
 }
@@ -56,6 +74,11 @@ export interface NewInstance {
   repeat_counts: string;
 }
 
+/**
+ * Archives `previous` (read with lockInstanceByUuid in the same transaction) and stores the next
+ * version in its place. The update is conditional on the version still being `previous`, so a
+ * caller that forgot the lock fails loudly instead of overwriting another edit.
+ */
 export async function archiveAndReplace(
   db: DbOrTx,
   previous: InstanceRow,
@@ -64,7 +87,7 @@ export async function archiveAndReplace(
   },
 ): Promise<void> {
   await db.insertInto('instance_history').values({ instance_id: previous.id, form_id: previous.form_id, uuid: previous.uuid, xml: previous.xml, date_created: next.now }).execute();
-  await db
+  const replaced = await db
     .updateTable('instances')
     .set({
       uuid: next.uuid,
@@ -81,7 +104,9 @@ export async function archiveAndReplace(
       date_modified: next.now,
     })
     .where('id', '=', previous.id)
-    .execute();
+    .where('uuid', '=', previous.uuid)
+    .executeTakeFirst();
+  if (Number(replaced.numUpdatedRows) !== 1) throw new Error(`record ${previous.id} changed under an edit that held its lock`);
 }
 
 export async function saveAttachment(
@@ -310,7 +335,7 @@ export async function findSubmissionFormByIdString(db: DbOrTx, ownerId: number, 
  * duplicate of that record (onadata checks the edit history too), not a new record.
  */
 const NOT_ARCHIVED = (instance: Pick<NewInstance, 'form_id' | 'uuid'>) =>
-  sql`NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${instance.form_id}::int AND h.uuid = ${instance.uuid}::text)`;
+  sql`gather_uuid_never_archived(${instance.form_id}::int, ${instance.uuid}::text)`;
 
 export async function insertInstanceCounted(db: DbOrTx, instance: NewInstance): Promise<number | undefined> {
   const geo = instance.has_geopoint ? 1 : 0;
