@@ -9,6 +9,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { AppDeps } from './context.ts';
 import { installConventions, stripFormatSuffix } from './http/conventions.ts';
 import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticate.ts';
+import { installBodyIdleTimeout, serverTimeoutOptions } from './http/timeouts.ts';
 import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
 import { registerProjectRoutes } from './modules/projects/routes.ts';
@@ -38,7 +39,10 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
     exposeHeadRoutes: true,
     return503OnClosing: true,
+    ...serverTimeoutOptions(deps.config),
   });
+  // Before authentication: the body's clock starts as soon as its headers are in.
+  installBodyIdleTimeout(app, deps.config.bodyIdleTimeoutMs);
 
   // DRF parses JSON, form-encoded and multipart bodies; anything else is a 415.
   app.removeContentTypeParser('text/plain');

@@ -21,6 +21,14 @@ export interface Config {
   readonly cacheMaxAgeSeconds: number;
   readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
+  /** Time allowed to receive a request's headers. */
+  readonly headersTimeoutMs: number;
+  /** Longest pause allowed in an incoming request body before the request is answered 408. */
+  readonly bodyIdleTimeoutMs: number;
+  /** Time allowed to receive a whole request, headers and body (0: no limit). */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  readonly keepAliveTimeoutMs: number;
   /** Record imports of at least this many bytes run as a job (onadata's CSV_FILESIZE_IMPORT_ASYNC_THRESHOLD). */
   readonly importAsyncThresholdBytes: number;
   readonly logLevel: string;
@@ -68,6 +76,10 @@ export const SETTINGS = [
   ['CACHE_CONTROL_MAX_AGE', '30', 'max-age in seconds on cacheable GET responses'],
   ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
   ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
+  ['HEADERS_TIMEOUT', '30', 'seconds allowed to receive a request\'s headers'],
+  ['BODY_IDLE_TIMEOUT', '60', 'seconds a request body may pause (no byte arriving) before the request is answered 408'],
+  ['REQUEST_TIMEOUT', '1800', 'seconds allowed to receive a whole request, body included (0: no limit)'],
+  ['KEEP_ALIVE_TIMEOUT', '72', 'seconds an idle keep-alive connection stays open'],
   ['IMPORT_ASYNC_THRESHOLD', '100000', 'record imports (CSV, XLS, XLSX) of at least this many bytes run as a background job'],
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
   ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
@@ -103,6 +115,22 @@ function webProcesses(env: NodeJS.ProcessEnv): number {
   return Math.max(1, integer(env, 'WEB_PROCESSES', 1));
 }
 
+/**
+ * Receiving a request is bounded three ways: its headers, each pause in its body, and the whole.
+ * A phone uploading a photo on a poor link sends slowly but steadily, so the pause is the tight
+ * limit and the whole is loose. Node requires the headers' limit to fit in the whole's.
+ */
+function timeouts(env: NodeJS.ProcessEnv): Pick<Config, 'headersTimeoutMs' | 'bodyIdleTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'> {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT', 1800) * 1000;
+  const headersTimeoutMs = Math.max(1, integer(env, 'HEADERS_TIMEOUT', 30)) * 1000;
+  return {
+    headersTimeoutMs: requestTimeoutMs > 0 ? Math.min(headersTimeoutMs, requestTimeoutMs) : headersTimeoutMs,
+    bodyIdleTimeoutMs: Math.max(1, integer(env, 'BODY_IDLE_TIMEOUT', 60)) * 1000,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: Math.max(1, integer(env, 'KEEP_ALIVE_TIMEOUT', 72)) * 1000,
+  };
+}
+
 function secretKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   const given = env['SECRET_KEY'];
   if (given) return Buffer.from(given, 'utf8');
@@ -133,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMaxAgeSeconds: integer(env, 'CACHE_CONTROL_MAX_AGE', 30),
     bodyLimitBytes: integer(env, 'BODY_LIMIT', 1_048_576),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT', 104_857_600),
+    ...timeouts(env),
     importAsyncThresholdBytes: integer(env, 'IMPORT_ASYNC_THRESHOLD', 100_000),
     logLevel: env['LOG_LEVEL'] || 'info',
     disableCreatingUsers: /^(1|true|yes)$/i.test(env['DISABLE_CREATING_USERS'] ?? ''),
