@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyMetaPerms, isMetaPerms, remapByMetaPerms } from './roles.ts';
+import { FORM_PERMISSIONS, isMetaPerms, roleOnForm, ROLES } from './roles.ts';
 
 test('meta permissions: three known roles', () => {
   assert.equal(isMetaPerms('editor-minor|dataentry-only|readonly-no-download'), true);
@@ -9,22 +9,36 @@ test('meta permissions: three known roles', () => {
   assert.equal(isMetaPerms('editor|dataentry|readonly|owner'), false);
 });
 
-test('a share lands on a form as its meta-permission slot', () => {
+test('a narrower meta-permission slot narrows a grant', () => {
   const perms = 'editor-no-download|dataentry-minor|readonly-no-download';
-  assert.equal(applyMetaPerms('editor', perms), 'editor-no-download');
-  assert.equal(applyMetaPerms('dataentry-only', perms), 'dataentry-minor');
-  assert.equal(applyMetaPerms('readonly', perms), 'readonly-no-download');
-  assert.equal(applyMetaPerms('manager', perms), 'manager');
+  assert.equal(roleOnForm('editor', perms), 'editor-no-download');
+  assert.equal(roleOnForm('dataentry', perms), 'dataentry-minor');
+  assert.equal(roleOnForm('readonly', perms), 'readonly-no-download');
+  assert.equal(roleOnForm('manager', perms), 'manager');
+  assert.equal(roleOnForm('owner', perms), 'owner');
 });
 
-test('changed meta permissions re-map members by role family', () => {
-  const perms = 'editor-minor|dataentry-only|readonly-no-download';
-  assert.equal(remapByMetaPerms('editor-no-download', perms, undefined), 'editor-minor');
-  assert.equal(remapByMetaPerms('dataentry', perms, 'dataentry'), 'dataentry-only');
-  assert.equal(remapByMetaPerms('readonly', perms, undefined), 'readonly-no-download');
-  assert.equal(remapByMetaPerms('readonly', perms, 'readonly'), 'readonly-no-download');
-  // A stricter read-only role held on the project is kept.
-  assert.equal(remapByMetaPerms('readonly-no-download', 'editor|dataentry|readonly', 'readonly-no-download'), 'readonly-no-download');
-  assert.equal(remapByMetaPerms('owner', perms, 'owner'), 'owner');
-  assert.equal(remapByMetaPerms('manager', perms, 'manager'), 'manager');
+test('the default meta permissions keep every restricted role as asked (onadata widens them)', () => {
+  for (const role of ROLES) assert.equal(roleOnForm(role, 'editor|dataentry|readonly'), role);
+  for (const role of ROLES) assert.equal(roleOnForm(role, undefined), role);
+});
+
+test('a slot of another family gives what both roles allow', () => {
+  assert.equal(roleOnForm('editor', 'dataentry|dataentry|readonly'), 'dataentry');
+  assert.equal(roleOnForm('editor-minor', 'dataentry|dataentry|readonly'), 'dataentry-minor');
+  // No role grants only what dataentry-only and readonly-no-download share: the grant stays as asked.
+  assert.equal(roleOnForm('dataentry-only', 'editor|readonly-no-download|readonly'), 'dataentry-only');
+});
+
+test('no meta permissions ever give a form permission the asked role lacks', () => {
+  for (const asked of ROLES) {
+    for (const a of ROLES) {
+      for (const b of ['editor', 'dataentry', 'readonly'] as const) {
+        const perms = b === 'editor' ? `${a}|dataentry|readonly` : b === 'dataentry' ? `editor|${a}|readonly` : `editor|dataentry|${a}`;
+        const landed = roleOnForm(asked, perms);
+        const extra = [...FORM_PERMISSIONS[landed]].filter((p) => !FORM_PERMISSIONS[asked].has(p));
+        assert.deepEqual(extra, [], `${asked} under ${perms} became ${landed}`);
+      }
+    }
+  }
 });

@@ -108,37 +108,44 @@ export function displayedProjectRole(role: Role): Role {
 /** Default `xform_meta_perms`: what editor-, dataentry- and readonly-family roles become on a form. */
 export const DEFAULT_META_PERMS = 'editor|dataentry|readonly';
 
-/**
- * onadata's form "meta permissions": a project or form share of an editor-, dataentry- or
- * readonly-family role lands on the form as the role named in the form's meta-perms slot.
- */
-export function applyMetaPerms(role: Role, metaPerms: string = DEFAULT_META_PERMS): Role {
-  if (role === 'readonly-no-download' || role === 'manager' || role === 'owner') return role;
+function grantsNoMoreThan(narrower: Role, wider: Role): boolean {
+  return [...FORM_PERMISSIONS[narrower]].every((p) => FORM_PERMISSIONS[wider].has(p));
+}
+
+/** The slot of `xform_meta_perms` that speaks for `role`'s family, if any. */
+function metaPermsSlot(role: Role, metaPerms: string): Role | undefined {
   const [editorSlot, dataentrySlot, readonlySlot] = metaPerms.split('|');
-  const pick = (slot: string | undefined, fallback: Role): Role => (slot && isRole(slot) ? slot : fallback);
-  if (role.startsWith('editor')) return pick(editorSlot, 'editor');
-  if (role.startsWith('dataentry')) return pick(dataentrySlot, 'dataentry');
-  return pick(readonlySlot, 'readonly');
+  const slot = role.startsWith('editor') ? editorSlot : role.startsWith('dataentry') ? dataentrySlot : role.startsWith('readonly') ? readonlySlot : undefined;
+  return slot !== undefined && isRole(slot) ? slot : undefined;
+}
+
+/**
+ * The role a grant of `asked` (a form share, or a project role reaching the form) takes on a form
+ * with these meta permissions. The slot for the asked role's family may narrow it, never widen it:
+ * the result grants no form permission the asked role does not. Where slot and asked role are of
+ * different families, it is the highest role granting nothing beyond both (the asked role when no
+ * role fits). Managers and owners are applied as asked, as in onadata.
+ *
+ * onadata instead lands every family member on its slot's role, so under the default
+ * `editor|dataentry|readonly` a share of dataentry-only or dataentry-minor becomes dataentry and
+ * one of editor-minor or editor-no-download becomes editor: reading and exporting every record.
+ * A client asking for a restricted role expects it, so Gather keeps it.
+ */
+export function roleOnForm(asked: Role, metaPerms: string | undefined): Role {
+  const slot = metaPerms === undefined ? undefined : metaPermsSlot(asked, metaPerms);
+  if (slot === undefined || grantsNoMoreThan(asked, slot)) return asked;
+  if (grantsNoMoreThan(slot, asked)) return slot;
+  for (let i = ROLES.length - 1; i >= 0; i--) {
+    const candidate = ROLES[i];
+    if (candidate && grantsNoMoreThan(candidate, asked) && grantsNoMoreThan(candidate, slot)) return candidate;
+  }
+  return asked;
 }
 
 /** A well-formed `xform_meta_perms` value: three roles, for the editor, data-entry and read-only slots. */
 export function isMetaPerms(value: string): boolean {
   const slots = value.split('|');
   return slots.length === 3 && slots.every((slot) => isRole(slot));
-}
-
-/**
- * A form member's role after the form's meta permissions change, as onadata re-maps them: each
- * editor- and data-entry-family role becomes its slot's role; a read-only-family role becomes the
- * read-only slot's unless the member holds a stricter read-only role on the project itself.
- */
-export function remapByMetaPerms(role: Role, metaPerms: string, projectRole: Role | undefined): Role {
-  const [editorSlot, dataentrySlot, readonlySlot] = metaPerms.split('|');
-  const slot = (value: string | undefined): Role => (value && isRole(value) ? value : role);
-  if (role.startsWith('editor')) return slot(editorSlot);
-  if (role.startsWith('dataentry')) return slot(dataentrySlot);
-  if (role.startsWith('readonly') && (projectRole === undefined || projectRole === 'readonly')) return slot(readonlySlot);
-  return role;
 }
 
 export function higherRole(a: Role, b: Role): Role {

@@ -93,6 +93,8 @@ export interface ProjectRolesTable extends RoleTable {
 }
 export interface FormRolesTable extends RoleTable {
   form_id: number;
+  /** The role granted before xform_meta_perms narrowed it (null: as `role`). */
+  granted_role: string | null;
 }
 export interface ProjectTagsTable {
   project_id: number;

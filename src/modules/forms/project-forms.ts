@@ -1,12 +1,13 @@
 // /projects/{pk}/forms: list a project's forms, publish a new one into it, or move one in.
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { applyMetaPerms, canSeeForm, projectAllows, requireUser } from '../../access/index.ts';
+import { canSeeForm, projectAllows, requireUser } from '../../access/index.ts';
 import type { ParsedBody } from '../../http/multipart.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { listProjectMembers } from '../projects/repository.ts';
 import { loadVisibleProject } from '../projects/service.ts';
 import * as repo from './repository.ts';
+import { grantFormRole } from './grants.ts';
 import { publishNewForm } from './publish.ts';
 import { formDetail, listProjectForms, NO_SOURCE_MESSAGE, representForms, sourceFromRequest } from './service.ts';
 
@@ -52,7 +53,7 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
       const metaPerms = (await repo.findMetaPerms(trx, [form.id])).get(form.id);
       for (const member of await listProjectMembers(trx, [project.id])) {
         if (member.user_id === actor.id) continue;
-        await repo.setFormRole(trx, form.id, member.user_id, member.role === 'owner' ? 'owner' : applyMetaPerms(member.role, metaPerms));
+        await grantFormRole(trx, form.id, member.user_id, member.role, metaPerms);
       }
     });
     return formDetail(ctx, form.id);

@@ -260,12 +260,25 @@ export async function formRolesOfUsers(db: DbOrTx, formId: number, userIds: read
   return new Map(rows.map((r) => [r.user_id, r.role as Role]));
 }
 
-export async function setFormRole(db: DbOrTx, formId: number, userId: number, role: Role): Promise<void> {
+/** Sets the role `userId` holds on the form, and the role granted (before xform_meta_perms narrowed it). */
+export async function setFormRole(db: DbOrTx, formId: number, userId: number, role: Role, granted: Role = role): Promise<void> {
   await db
     .insertInto('form_roles')
-    .values({ form_id: formId, user_id: userId, role })
-    .onConflict((oc) => oc.columns(['form_id', 'user_id']).doUpdateSet({ role }))
+    .values({ form_id: formId, user_id: userId, role, granted_role: granted })
+    .onConflict((oc) => oc.columns(['form_id', 'user_id']).doUpdateSet({ role, granted_role: granted }))
     .execute();
+}
+
+export interface FormGrant {
+  user_id: number;
+  role: Role;
+  granted: Role;
+}
+
+/** Every member of the form with the role they hold and the role they were granted. */
+export async function listFormGrants(db: DbOrTx, formId: number): Promise<FormGrant[]> {
+  const rows = await db.selectFrom('form_roles').select(['user_id', 'role', 'granted_role']).where('form_id', '=', formId).orderBy('user_id').execute();
+  return rows.map((r) => ({ user_id: r.user_id, role: r.role as Role, granted: (r.granted_role ?? r.role) as Role }));
 }
 
 export async function removeFormRoles(db: DbOrTx, formIds: readonly number[], userId: number): Promise<void> {

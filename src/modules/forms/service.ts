@@ -5,7 +5,6 @@ import { deleteExportsOfForms, lockFormExports } from '../exports/records-reposi
 import { removeExportFiles } from '../exports/files.ts';
 import { AppError, errors, type FieldErrors } from '../../errors.ts';
 import {
-  applyMetaPerms,
   canAddToAccount,
   canSeeForm,
   formAllows,
@@ -29,6 +28,7 @@ import { findLiveProject, projectRoleOf } from '../projects/repository.ts';
 import { orgRoleFor } from '../orgs/service.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import * as repo from './repository.ts';
+import { grantFormRole } from './grants.ts';
 import { countSubmissionsByVersion, countSubmissionsSince } from '../submissions/stats-repository.ts';
 import { formToApi, type FormShape } from './to-api.ts';
 import { convertSource, md5Hash, publishNewForm, replaceFormDefinition, titleProblem, type FormSource } from './publish.ts';
@@ -390,7 +390,7 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
   }
   const metaPerms = (await repo.findMetaPerms(ctx.db, [form.id])).get(form.id);
   await ctx.db.transaction().execute(async (trx) => {
-    for (const user of targets) await repo.setFormRole(trx, form.id, user.id, metaPerms ? applyMetaPerms(role, metaPerms) : role);
+    for (const user of targets) await grantFormRole(trx, form.id, user.id, role, metaPerms);
   });
 }
 
@@ -421,7 +421,7 @@ export async function cloneForm(ctx: RequestContext, rawId: string, payload: Pay
   // title takes both from the file name, so its clone is told apart from the original.
   const extension = /\.[A-Za-z0-9]+$/.exec(form.xls_filename ?? '')?.[0] ?? '.xlsx';
   const source: FormSource = { fileName: `${form.id_string}_cloned${extension}`, bytes: blob.data, contentType: blob.content_type };
-  const converted = convertSource(source);
+  const converted = await convertSource(source);
   if (target.id !== form.owner_id && (await repo.liveIdStringsLike(ctx.db, target.id, converted.idString)).includes(converted.idString.toLowerCase())) {
     throw errors.badRequest('A clone with the same id_string has already been created');
   }

@@ -4,20 +4,20 @@
 // (files devices download with the form: a data_file upload, a link, or another form's records
 // as CSV, `xform <pk> <name>`) and `supporting_doc`
 // (files kept beside the form); and `xform_meta_perms`, which re-maps the roles of the form's
-// members (one entry per form: adding one replaces it). Project and record entries and Enketo links
+// members, narrowing what each was granted, never widening it (one entry per form: adding one
+// replaces it). Project and record entries and Enketo links
 // are refused with a 400 that says so, rather than stored half-working.
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { formAllows, isAuthenticated, isMetaPerms, remapByMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { formAllows, isAuthenticated, isMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
 import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
 import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
 import { putBlob } from '../blobs/repository.ts';
 import { parseLinkedDataset } from '../exports/linked-dataset.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
-import { projectRolesOfUsers } from '../projects/repository.ts';
+import { regrantFormRoles } from '../forms/grants.ts';
 import { metadataToApi } from '../forms/to-api.ts';
 import * as repo from './repository.ts';
 import { checkUpload, type UploadKind } from './upload-check.ts';
@@ -36,16 +36,6 @@ const SUPPORTED_TYPES: ReadonlySet<string> = new Set([
 
 const META_PERMS = 'xform_meta_perms';
 const META_PERMS_FORMAT = "Format must be: 'editor role' | 'dataentry role' | 'readonly role', or an invalid role was provided.";
-
-/** Re-maps the roles of a form's members to its new meta permissions (onadata's update_role_by_meta_xform_perms). */
-async function applyMetaPerms(trx: DbOrTx, form: { id: number; project_id: number }, metaPerms: string): Promise<void> {
-  const members = await forms.listFormMembers(trx, [form.id]);
-  const projectRoles = await projectRolesOfUsers(trx, form.project_id, members.map((m) => m.user_id));
-  for (const member of members) {
-    const role = remapByMetaPerms(member.role, metaPerms, projectRoles.get(member.user_id));
-    if (role !== member.role) await forms.setFormRole(trx, form.id, member.user_id, role);
-  }
-}
 
 /** The types whose entries may carry an uploaded file (data_file). */
 const FILE_TYPES: ReadonlySet<string> = new Set<UploadKind>(['media', 'supporting_doc']);
@@ -205,7 +195,7 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
       // A form has one set of meta permissions: adding one replaces it, as in onadata.
       const current = await repo.findLiveMetadataOfType(trx, formId, META_PERMS);
       if (current) await repo.updateMetadataValue(trx, current.id, value);
-      await applyMetaPerms(trx, visible.form, value);
+      await regrantFormRoles(trx, visible.form.id, value);
       return current ? { ...current, data_value: value } : repo.insertMetadata(trx, { formId, dataType, dataValue: value, now: ctx.clock.now() });
     }
     const clash = await repo.hasLiveMetadata(trx, formId, dataType, ONE_PER_FORM.has(dataType) ? undefined : value);
@@ -244,7 +234,7 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, payload
       await repo.lockFormMetadata(trx, row.form_id);
       if (!ONE_PER_FORM.has(row.data_type) && (await repo.hasLiveMetadata(trx, row.form_id, row.data_type, dataValue))) throw errors.saveFailed(DUPLICATE);
       await repo.updateMetadataValue(trx, row.id, dataValue);
-      if (row.data_type === META_PERMS) await applyMetaPerms(trx, visible.form, dataValue);
+      if (row.data_type === META_PERMS) await regrantFormRoles(trx, visible.form.id, dataValue);
     });
   }
   return getMetadata(ctx, rawId);

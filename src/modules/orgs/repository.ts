@@ -96,9 +96,9 @@ export async function grantOwnerEverywhere(db: DbOrTx, orgId: number, userId: nu
   await sql`INSERT INTO project_roles (project_id, user_id, role)
     SELECT p.id, ${userId}::int, 'owner' FROM projects p WHERE p.owner_id = ${orgId}::int AND p.deleted_at IS NULL
     ON CONFLICT (project_id, user_id) DO UPDATE SET role = 'owner'`.execute(db);
-  await sql`INSERT INTO form_roles (form_id, user_id, role)
-    SELECT f.id, ${userId}::int, 'owner' FROM forms f WHERE f.owner_id = ${orgId}::int AND f.deleted_at IS NULL
-    ON CONFLICT (form_id, user_id) DO UPDATE SET role = 'owner'`.execute(db);
+  await sql`INSERT INTO form_roles (form_id, user_id, role, granted_role)
+    SELECT f.id, ${userId}::int, 'owner', 'owner' FROM forms f WHERE f.owner_id = ${orgId}::int AND f.deleted_at IS NULL
+    ON CONFLICT (form_id, user_id) DO UPDATE SET role = 'owner', granted_role = 'owner'`.execute(db);
 }
 
 /** Drops every role the user holds on the account's projects and forms (leaving the organisation). */

@@ -2,7 +2,6 @@
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import {
-  applyMetaPerms,
   canAddToAccount,
   canSeeProfileEmail,
   canSeeProject,
@@ -24,6 +23,7 @@ import * as repo from './repository.ts';
 import { grantOrgOwners, orgRoleFor } from '../orgs/service.ts';
 import { listOwnersTeams } from '../orgs/repository.ts';
 import * as forms from '../forms/repository.ts';
+import { grantFormRole } from '../forms/grants.ts';
 import { deleteExportsOfForms, lockFormExports } from '../exports/records-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
 import { projectToApi } from './to-api.ts';
@@ -307,7 +307,7 @@ export async function grantProjectRole(trx: Parameters<typeof repo.setProjectRol
   await repo.setProjectRole(trx, projectId, userId, role);
   const formIds = await forms.listProjectFormIds(trx, projectId, true);
   const metaPerms = await forms.findMetaPerms(trx, formIds);
-  for (const formId of formIds) await forms.setFormRole(trx, formId, userId, applyMetaPerms(role, metaPerms.get(formId)));
+  for (const formId of formIds) await grantFormRole(trx, formId, userId, role, metaPerms.get(formId));
 }
 
 export async function shareProject(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
