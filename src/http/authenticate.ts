@@ -6,7 +6,7 @@ import { errors } from '../errors.ts';
 import { anonymous, type Principal } from '../access/principal.ts';
 import { checkApiToken, checkPassword, checkTempToken, type TokenCheck } from '../modules/auth/service.ts';
 import { checkBearerToken } from '../modules/oauth/service.ts';
-import { checkDigest, type DigestState } from '../modules/auth/digest-service.ts';
+import { checkDigest, standInDigestSecrets, type DigestState } from '../modules/auth/digest-service.ts';
 import { DigestNonces, NonceCounts } from '../modules/auth/digest.ts';
 
 export interface AuthAttempt {
@@ -135,7 +135,11 @@ export const basicAuthenticator: Authenticator = {
  * it holds the nonce key (from SECRET_KEY) and this process's nonce-count windows.
  */
 export function digestAuthenticator(deps: AppDeps): Authenticator {
-  const state: DigestState = { nonces: new DigestNonces(deps.config.secretKey, deps.config.digestRealm), counts: new NonceCounts() };
+  const state: DigestState = {
+    nonces: new DigestNonces(deps.config.secretKey, deps.config.digestRealm),
+    counts: new NonceCounts(),
+    standInSecrets: standInDigestSecrets(deps.sealer),
+  };
   const challenge = (stale = false): string => state.nonces.challenge(deps.clock.now().getTime(), stale);
   const lockoutMinutes = Math.floor(deps.config.lockoutSeconds / 60);
   return {

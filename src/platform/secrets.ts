@@ -1,10 +1,15 @@
 // Password hashing, token keys and sealing. Passwords: argon2id (memory-hard). Tokens: random
 // keys, stored as SHA-256 for lookup plus AES-256-GCM under SECRET_KEY for display.
 import { createCipheriv, createDecipheriv, createHash, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import { promisify } from 'node:util';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 
 const pbkdf2Async = promisify(pbkdf2);
+
+/** Published to once per password-hash verification (the slow step): lets tests count them. */
+export const PASSWORD_VERIFY_CHANNEL = 'gather:password-verify';
+const verifyChannel = channel(PASSWORD_VERIFY_CHANNEL);
 
 export async function hashPassword(password: string): Promise<string> {
   return argon2Hash(password, { algorithm: 2 /* argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
@@ -13,6 +18,7 @@ export async function hashPassword(password: string): Promise<string> {
 /** Verifies an argon2 hash, or a Django `pbkdf2_sha256$iterations$salt$hash` imported from onadata. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   if (!stored) return false;
+  if (verifyChannel.hasSubscribers) verifyChannel.publish(undefined);
   if (stored.startsWith('$argon2')) {
     try {
       return await argon2Verify(stored, password);
@@ -28,6 +34,23 @@ export async function verifyPassword(password: string, stored: string): Promise<
     const got = await pbkdf2Async(password, salt, Number(iterations), want.length, 'sha256');
     return got.length === want.length && timingSafeEqual(got, want);
   }
+  return false;
+}
+
+/**
+ * A hash of a random password, made once with the same parameters as real ones: checked in place
+ * of a missing or unusable account's hash so that a wrong login costs the same either way.
+ */
+let standInHash: Promise<string> | undefined;
+
+/**
+ * Verifies a password against the account's hash, or (no account, or one that may not sign in)
+ * against the stand-in hash and fails: as slow either way, so timing tells no one which logins exist.
+ */
+export async function verifyPasswordOrStandIn(password: string, stored: string | undefined): Promise<boolean> {
+  if (stored) return verifyPassword(password, stored);
+  standInHash ??= hashPassword(randomBytes(16).toString('hex'));
+  await verifyPassword(password, await standInHash);
   return false;
 }
 

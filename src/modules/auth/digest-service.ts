@@ -1,7 +1,7 @@
 // Digest use cases: checking an `Authorization: Digest …` header against the stored HA1 values,
 // with the same lockout as Basic, and producing the sealed HA1 values when a password is set.
 import type { AppDeps } from '../../context.ts';
-import { constantTimeEqual } from '../../platform/secrets.ts';
+import { constantTimeEqual, type Sealer } from '../../platform/secrets.ts';
 import { findUserByLogin, type UserRow } from '../accounts/repository.ts';
 import { checkLoginLockout, countFailedLogin, forgetFailedLogins } from './service.ts';
 import {
@@ -39,6 +39,13 @@ export type DigestCheck =
 export interface DigestState {
   readonly nonces: DigestNonces;
   readonly counts: NonceCounts;
+  /** Opened in place of a missing account's HA1 values, so that both cost the same (see checkDigest). */
+  readonly standInSecrets: string;
+}
+
+/** Sealed HA1 values for no realm and no login: opening them matches nothing. */
+export function standInDigestSecrets(sealer: Sealer): string {
+  return sealer.seal(JSON.stringify({ realm: '', ha1: {} }));
 }
 
 const HEX_NC = /^[0-9a-fA-F]{8}$/;
@@ -71,7 +78,9 @@ export async function checkDigest(deps: AppDeps, state: DigestState, request: Di
 
   // The HA1 for the exact spelling the client typed; none (unknown user, no HA1 stored yet for
   // this spelling or realm) fails like a wrong password, so the answer says nothing about accounts.
-  const secrets = user && user.is_active && !user.is_org ? openDigestSecrets(deps.sealer, user.digest_ha1_sealed) : undefined;
+  // Without an account, stand-in values are opened: the same work, so the time says nothing either.
+  const usable = user && user.is_active && !user.is_org ? user : undefined;
+  const secrets = openDigestSecrets(deps.sealer, usable?.digest_ha1_sealed ?? state.standInSecrets);
   const ha1 = secrets?.realm === state.nonces.realm ? secrets.ha1[c.username] : undefined;
   const expected = expectedResponse(ha1 ?? '0'.repeat(32), request.method, c);
   const matches = constantTimeEqual(expected, c.response.toLowerCase());

@@ -1,7 +1,7 @@
 // Authentication use cases: checking credentials, and issuing, showing and expiring tokens.
 import type { AppDeps } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { hashPassword, needsRehash, newTokenKey, sha256, verifyPassword } from '../../platform/secrets.ts';
+import { hashPassword, needsRehash, newTokenKey, sha256, verifyPasswordOrStandIn } from '../../platform/secrets.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { findActiveUserById, findUserByLogin, updateUser, type UserPatch, type UserRow } from '../accounts/repository.ts';
 import {
@@ -86,7 +86,10 @@ export async function checkPassword(deps: AppDeps, login: string, password: stri
     return { ok: true, user };
   }
 
-  const valid = user !== undefined && user.is_active && !user.is_org && (await verifyPassword(password, user.password_hash));
+  // An unknown, inactive or organisation account is checked against a stand-in hash: a wrong
+  // password takes as long whether or not the account exists.
+  const usable = user !== undefined && user.is_active && !user.is_org ? user : undefined;
+  const valid = await verifyPasswordOrStandIn(password, usable?.password_hash);
   if (!valid || !user) {
     const lockedUntil = new Date(now.getTime() + deps.config.lockoutSeconds * 1000);
     const row = await recordLoginFailure(deps.db, key, now, deps.config.maxLoginAttempts, lockedUntil);
