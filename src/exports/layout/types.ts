@@ -63,7 +63,7 @@ export const DEFAULT_LAYOUT_OPTIONS: LayoutOptions = {
  */
 export type ExportRecord = Readonly<Record<string, unknown>>;
 
-/** Where media links point: `<baseUrl>/api/v1/files/<attachment id>?filename=<name>`. */
+/** Where media links point: `<baseUrl>/api/v1/files/<attachment id>?filename=<name, percent-encoded>`. */
 export interface LinkContext {
   readonly baseUrl: string;
 }

@@ -66,7 +66,7 @@ export function mediaValue(value: string, record: ExportRecord, links: LinkConte
   const attachments = record['_attachments'];
   if (typeof attachments === 'object' && attachments !== null && !Array.isArray(attachments)) {
     const id = (attachments as Record<string, unknown>)[value];
-    if (typeof id === 'number') return `${links.baseUrl}/api/v1/files/${id}?filename=${value}`;
+    if (typeof id === 'number') return `${links.baseUrl}/api/v1/files/${id}?filename=${encodeURIComponent(value)}`;
   }
   return value;
 }

@@ -197,7 +197,7 @@ function recordText(baseUrl: string) {
       '_media_count', i.media_count,
       '_media_all_received', i.media_count >= i.total_media,
       '_attachments', coalesce((SELECT jsonb_agg(jsonb_build_object(
-          'download_url', ${baseUrl} || '/api/v1/files/' || a.id || '?filename=' || a.name,
+          'download_url', ${baseUrl} || '/api/v1/files/' || a.id || '?filename=' || gather_url_encode(a.name),
           'mimetype', a.mimetype, 'filename', a.name, 'name', a.name,
           'instance', i.id, 'xform', i.form_id, 'id', a.id) ORDER BY a.id)
         FROM attachments a WHERE a.instance_id = i.id), '[]'::jsonb))

@@ -1,0 +1,48 @@
+// Links to an attachment carry its file name percent-encoded (as encodeURIComponent does), so a
+// name with spaces, non-ASCII letters, # or & still makes one valid URL that downloads the file.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createUser, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+
+const NAME = 'photo é #1&x.jpg';
+const ENCODED = 'photo%20%C3%A9%20%231%26x.jpg';
+const PHOTO = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5]);
+
+let server: TestServer;
+let bob: TestUser;
+let formId: number;
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV));
+  const xml = householdXml({ uuid: randomUUID(), photo: NAME.replace('&', '&amp;') });
+  const res = await postSubmission(server.app, '/bob/submission', xml, bob.auth, [{ name: NAME, content: PHOTO, type: 'image/jpeg' }]);
+  assert.equal(res.statusCode, 201, res.body);
+});
+after(() => server.close());
+
+test('download_url in a record’s _attachments is percent-encoded and downloads the file', async () => {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}`, headers: bob.auth });
+  const [record] = res.json<Array<{ _attachments: Array<{ id: number; name: string; download_url: string }> }>>();
+  const attachment = record?._attachments[0];
+  assert.ok(attachment);
+  assert.equal(attachment.name, NAME);
+  assert.equal(attachment.download_url, `http://testserver/api/v1/files/${attachment.id}?filename=${ENCODED}`);
+  const url = new URL(attachment.download_url);
+  assert.equal(url.searchParams.get('filename'), NAME);
+  const file = await server.app.inject({ method: 'GET', url: url.pathname + url.search, headers: bob.auth });
+  assert.equal(file.statusCode, 200);
+  assert.deepEqual(file.rawPayload, PHOTO);
+});
+
+test('a CSV export links the photo by the same encoded address', async () => {
+  const csv = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.csv`, headers: bob.auth });
+  assert.equal(csv.statusCode, 200, csv.body);
+  const link = /http:\/\/testserver\/api\/v1\/files\/\d+\?filename=[^,\r\n]*/.exec(csv.body)?.[0];
+  assert.ok(link, csv.body);
+  assert.ok(link.endsWith(`?filename=${ENCODED}`), link);
+});
