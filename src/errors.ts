@@ -55,6 +55,7 @@ export const errors = {
   /** A refused record import: onadata's async_status body. */
   importFailed: (error: string, extra: Record<string, unknown> = {}) => new AppError(400, { job_status: 'FAILURE', error, ...extra }),
   payloadTooLarge: (limit: number) => new AppError(413, { detail: `Request body is larger than ${limit} bytes.` }),
+  fileTooLarge: (fileName: string, limit: number) => new AppError(413, { detail: `The file "${fileName}" is too large: the limit is ${limit} bytes.` }),
 } as const;
 
 export function isAppError(error: unknown): error is AppError {

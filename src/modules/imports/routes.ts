@@ -2,6 +2,7 @@
 // follow the job.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { errors } from '../../errors.ts';
 import { importStatus, startImport, type ImportEndpoint } from './service.ts';
 import { spoolUpload } from './upload.ts';
 
@@ -30,6 +31,8 @@ export function registerImportRoutes(app: FastifyInstance): void {
       handler: async (request) => {
         const upload = await spoolUpload(request, fields, request.ctx.config.uploadLimitBytes);
         try {
+          const oversized = [...upload.files.values()].find((file) => file.tooLarge);
+          if (oversized) throw errors.fileTooLarge(oversized.fileName, request.ctx.config.uploadLimitBytes);
           const overwrite = (request.query.overwrite ?? '').toLowerCase() === 'true';
           return await startImport(request.ctx, request.params.pk, upload, { endpoint, overwrite });
         } finally {
