@@ -114,16 +114,55 @@ export function denyUnlessAllowed(visible: boolean, allowed: boolean, notFoundMo
 
 // ---------------------------------------------------------------- records and their reviews
 
+/** Which of a form's records a rule lets the caller reach: every one, those they submitted, or none. */
+export type RecordScope = 'all' | 'own' | 'none';
+
 /**
  * Which of a form's records the caller reads (the data API's rule): all of them with public data
- * or a role holding view_xform_all, their own with view_xform_data alone, else none. The form
- * must be visible to the caller at all.
+ * (even of a private form: onadata's data viewset falls back to shared_data) or a role holding
+ * view_xform_all, their own with view_xform_data alone, else none.
  */
-export function recordReadScope(form: FormAccessFacts & { sharedData: boolean }, authenticated: boolean): 'all' | 'own' | 'none' {
-  if (!canSeeForm(form)) return 'none';
-  if (form.sharedData || formAllows(form, 'view_xform_all')) return 'all';
+export function recordReadScope(form: FormAccessFacts & { sharedData: boolean }, authenticated: boolean): RecordScope {
+  if (form.sharedData) return 'all';
+  return roleRecordScope(form, authenticated);
+}
+
+/**
+ * Which records the caller's role reaches, public data aside: all with view_xform_all, their own
+ * with view_xform_data alone (editor-minor, editor-no-download, dataentry-minor), else none.
+ */
+function roleRecordScope(form: FormAccessFacts, authenticated: boolean): RecordScope {
+  if (formAllows(form, 'view_xform_all')) return 'all';
   if (authenticated && formAllows(form, 'view_xform_data')) return 'own';
   return 'none';
+}
+
+/**
+ * Which records the caller may change (delete, tag, edit) where their role lets them change records
+ * at all (delete_submission, change_xform): every record with view_xform_all, else only their own.
+ * A role reading only its own records changes only those; public data, which lets anyone read every
+ * record, lets no one change them.
+ */
+export function recordWriteScope(form: FormAccessFacts): 'all' | 'own' {
+  return roleRecordScope(form, true) === 'all' ? 'all' : 'own';
+}
+
+/** Whether a record submitted by `submittedBy` is within `scope` for the user `userId` (undefined: anonymous). */
+export function inRecordScope(scope: RecordScope, userId: number | undefined, submittedBy: number | null): boolean {
+  return scope === 'all' || (scope === 'own' && userId !== undefined && submittedBy === userId);
+}
+
+/**
+ * Whether the authenticated user `userId` may replace (edit by deprecatedID) a record submitted by
+ * `submittedBy`. onadata: where the owner requires auth, with change_xform; elsewhere anyone may.
+ * Gather adds that a role which does not read every record replaces only the caller's own records,
+ * require_auth or not: an open account lets anyone add records, but a role that keeps its holder
+ * to their own records is not widened by it. A caller without a role on the form is treated as
+ * onadata treats anyone.
+ */
+export function mayReplaceRecord(form: FormAccessFacts, ownerRequireAuth: boolean, userId: number, submittedBy: number | null): boolean {
+  if (ownerRequireAuth && !formAllows(form, 'change_xform')) return false;
+  return form.role === undefined || inRecordScope(recordWriteScope(form), userId, submittedBy);
 }
 
 /** The form roles whose holders read every record, and those who read only their own. */

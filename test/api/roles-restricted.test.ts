@@ -7,6 +7,10 @@
 // (`editor|dataentry|readonly`): the user then reads and exports everyone's records. A client who
 // asks for a restricted role expects it, so Gather keeps the role asked for; the meta permissions
 // may only narrow it.
+//
+// Writes follow the same scope: a role that reads only its own records (editor-minor,
+// editor-no-download, dataentry-minor) or none (dataentry-only) deletes, tags and edits only its
+// own, even on an account that does not require auth, where onadata lets anyone edit any record.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -275,5 +279,146 @@ describe('xform_meta_perms narrow roles, never widen them', () => {
     assert.deepEqual([await roleOf('edna'), await roleOf('pete')], ['dataentry', 'dataentry-minor']);
     await setPerms('editor|dataentry|readonly');
     assert.deepEqual([await roleOf('edna'), await roleOf('pete')], ['editor', 'editor-minor']);
+  });
+});
+
+/** Posts an instance as `user` to bob's account (no media); answers the status. */
+async function post(user: TestUser, instance: string): Promise<number> {
+  const body = multipart({}, [{ name: 'xml_submission_file', fileName: 's.xml', content: instance, contentType: 'text/xml' }]);
+  const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { authorization: basic(user.username, user.password), ...body.headers } });
+  return res.statusCode;
+}
+
+/** An edit (deprecatedID) of the record `record` of the form, as `user`; answers the status. */
+async function editAs(user: TestUser, form: number, idString: string, record: number, name: string): Promise<number> {
+  const uuid = (await call('GET', `/api/v1/data/${form}/${record}`, bob)).json<{ _uuid: string }>()._uuid;
+  const instance = `<?xml version="1.0"?><${idString} id="${idString}" version="2026010101"><name>${name}</name><meta><instanceID>uuid:${randomUUID()}</instanceID><deprecatedID>uuid:${uuid}</deprecatedID></meta></${idString}>`;
+  return post(user, instance);
+}
+
+/** The names of bob's records on the form, as bob reads them. */
+async function bobsRecords(form: number): Promise<string[]> {
+  const records = (await call('GET', `/api/v1/data/${form}`, bob)).json<Array<{ name: string; _submitted_by: string }>>();
+  return records.filter((r) => r._submitted_by === 'bob').map((r) => r.name);
+}
+
+const tagsOf = async (form: number, record: number): Promise<unknown> => (await call('GET', `/api/v1/data/${form}/${record}/labels`, bob)).json();
+
+describe('restricted roles change only the records their role lets them', () => {
+  /** Roles holding change_xform and delete_submission: they tag, edit and delete their own records. */
+  const CHANGES: ReadonlySet<Restricted> = new Set(['editor-minor', 'editor-no-download']);
+  const label = (user: TestUser, form: number, record: number) => call('POST', `/api/v1/data/${form}/${record}/labels`, user, { tags: ['mine'] });
+  const status = async (res: Promise<{ statusCode: number }>) => (await res).statusCode;
+  const deleted = async (res: Promise<{ statusCode: number; json: () => { message?: string } }>) => {
+    const done = await res;
+    return done.statusCode === 200 ? done.json().message : done.statusCode;
+  };
+
+  let n = 100;
+  for (const role of RESTRICTED) {
+    for (const grant of ['form share', 'project share'] as const) {
+      test(`${role} by ${grant}, on an account that does not require auth`, async () => {
+        n += 1;
+        const t = await grantForm(n, role, grant);
+        const { user, form, idString } = t;
+        const others = (await submit(bob, form, idString, `Bob${n}`, n)).record;
+        assert.equal((await call('POST', `/api/v1/data/${form}/${others}/labels`, bob, { tags: ['checked'] })).statusCode, 201);
+        // Each destructive request gets a record of bob's of its own, so none hides another's effect.
+        const single = (await submit(bob, form, idString, `Bob${n} single`, n)).record;
+        const bulk = (await submit(bob, form, idString, `Bob${n} bulk`, n)).record;
+        const own = SUBMITS.has(role) ? (await submit(user, form, idString, `Own${n}`, 100 + n)).record : undefined;
+        const observed: Record<string, unknown> = {
+          'tag another’s record': await status(label(user, form, others)),
+          'untag another’s record': await status(call('DELETE', `/api/v1/data/${form}/${others}/labels/checked`, user)),
+          'another’s tags afterwards': await tagsOf(form, others),
+          'review another’s record': await status(call('POST', '/api/v1/submissionreview', user, { instance: others, status: '1' })),
+          'edit another’s record': await editAs(user, form, idString, others, `Bob${n} overwritten`),
+          'delete another’s record': await status(call('DELETE', `/api/v1/data/${form}/${single}`, user)),
+          'bulk delete another’s record': await deleted(call('DELETE', `/api/v1/data/${form}`, user, { instance_ids: String(bulk) })),
+          'tag own record': own ? await status(label(user, form, own)) : 'none',
+          'edit own record': own ? await editAs(user, form, idString, own, `Own${n} again`) : 'none',
+          'review own record': own ? await status(call('POST', '/api/v1/submissionreview', user, { instance: own, status: '1' })) : 'none',
+          'delete own record': own ? await status(call('DELETE', `/api/v1/data/${form}/${own}`, user)) : 'none',
+        };
+        if (SUBMITS.has(role)) await submit(user, form, idString, `Own${n} later`, 200 + n);
+        observed['delete all'] = await deleted(call('DELETE', `/api/v1/data/${form}`, user, { delete_all: 'True' }));
+        observed['bob’s records afterwards'] = await bobsRecords(form);
+
+        const reads = READS[role];
+        const changes = CHANGES.has(role);
+        // 404 for a record the role does not read; 403 where it reads none, or reads but may not change.
+        const unseen = reads === 'own' ? 404 : 403;
+        // Anyone may edit any record of an account without require_auth (onadata), except the roles
+        // that read only their own records (or none): they replace only their own.
+        const editsOthers = reads === 'all';
+        assert.deepEqual(observed, {
+          'tag another’s record': unseen,
+          'untag another’s record': unseen,
+          'another’s tags afterwards': ['checked'],
+          // Owners and managers review; a record the caller does not read does not exist for them.
+          'review another’s record': reads === 'all' ? 403 : 400,
+          'edit another’s record': editsOthers ? 201 : 403,
+          'delete another’s record': changes ? 404 : 403,
+          'bulk delete another’s record': changes ? '0 records were deleted' : 403,
+          'tag own record': own ? (changes ? 201 : 403) : 'none',
+          'edit own record': own ? 201 : 'none',
+          'review own record': own ? (reads === 'none' ? 400 : 403) : 'none',
+          'delete own record': own ? (changes ? 204 : 403) : 'none',
+          'delete all': changes ? '1 records were deleted' : 403,
+          'bob’s records afterwards': [editsOthers ? `Bob${n} overwritten` : `Bob${n}`, `Bob${n} single`, `Bob${n} bulk`],
+        });
+      });
+    }
+  }
+
+  test('with require_auth, an edit needs change_xform (onadata) and, for own-records roles, the record to be theirs', async () => {
+    const cases = [['editor-minor', 201], ['editor-no-download', 201], ['dataentry-minor', 403], ['dataentry-only', 403]] as const;
+    const observed: Record<string, unknown> = {};
+    const forms = [];
+    for (const [role] of cases) {
+      n += 1;
+      const t = await grantForm(n, role, 'form share');
+      forms.push({ ...t, others: (await submit(bob, t.form, t.idString, `Bob${n}`, n)).record, own: (await submit(t.user, t.form, t.idString, `Own${n}`, 100 + n)).record });
+    }
+    n += 1;
+    const reader = await grantForm(n, 'readonly-no-download', 'form share');
+    const readersOthers = (await submit(bob, reader.form, reader.idString, `Bob${n}`, n)).record;
+    assert.equal((await call('PATCH', '/api/v1/profiles/bob', bob, { require_auth: true })).statusCode, 200);
+    try {
+      for (const t of forms) {
+        observed[`${t.role}: another’s`] = await editAs(t.user, t.form, t.idString, t.others, 'Overwritten');
+        observed[`${t.role}: own`] = await editAs(t.user, t.form, t.idString, t.own, 'Mine again');
+      }
+      observed['readonly-no-download: another’s'] = await editAs(reader.user, reader.form, reader.idString, readersOthers, 'Overwritten');
+    } finally {
+      await call('PATCH', '/api/v1/profiles/bob', bob, { require_auth: false });
+    }
+    assert.deepEqual(observed, {
+      ...Object.fromEntries(cases.flatMap(([role, own]) => [[`${role}: another’s`, 403], [`${role}: own`, own]])),
+      'readonly-no-download: another’s': 403,
+    });
+  });
+
+  test('public data lets an own-records role read every record, not change another’s', async () => {
+    n += 1;
+    const t = await grantForm(n, 'editor-minor', 'form share');
+    const { user, form, idString } = t;
+    assert.equal((await call('PATCH', `/api/v1/forms/${form}`, bob, { public_data: true })).statusCode, 200);
+    const others = (await submit(bob, form, idString, `Bob${n}`, n)).record;
+    const single = (await submit(bob, form, idString, `Bob${n} single`, n)).record;
+    const bulk = (await submit(bob, form, idString, `Bob${n} bulk`, n)).record;
+    const own = (await submit(user, form, idString, `Own${n}`, 100 + n)).record;
+    assert.equal((await call('GET', `/api/v1/data/${form}/${others}`, user)).statusCode, 200);
+    assert.deepEqual(
+      {
+        tag: await status(label(user, form, others)),
+        edit: await editAs(user, form, idString, others, 'Overwritten'),
+        delete: await status(call('DELETE', `/api/v1/data/${form}/${single}`, user)),
+        bulk: await deleted(call('DELETE', `/api/v1/data/${form}`, user, { instance_ids: `${bulk},${own}` })),
+        'delete all': await deleted(call('DELETE', `/api/v1/data/${form}`, user, { delete_all: 'True' })),
+        afterwards: await bobsRecords(form),
+      },
+      { tag: 403, edit: 403, delete: 403, bulk: '1 records were deleted', 'delete all': '0 records were deleted', afterwards: [`Bob${n}`, `Bob${n} single`, `Bob${n} bulk`] },
+    );
   });
 });

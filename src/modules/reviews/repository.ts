@@ -106,9 +106,9 @@ export interface ReviewFilter {
 }
 
 /**
- * Live reviews of live records the reader may read, in id order: records of forms they see
- * (a role, or a public form) whose data they may read (public data, or a role reading all
- * records, or one reading their own and the record is theirs).
+ * Live reviews of live records the reader may read, in id order (the access module's
+ * recordReadScope): records of forms with public data, or on which they hold a role reading all
+ * records, or one reading their own and the record is theirs.
  */
 export async function listReadableReviews(db: DbOrTx, reader: ReviewReader, filter: ReviewFilter): Promise<ReviewRow[]> {
   const conditions: RawBuilder<unknown>[] = [sql`r.deleted_at IS NULL`];
@@ -125,7 +125,6 @@ export async function listReadableReviews(db: DbOrTx, reader: ReviewReader, filt
     LEFT JOIN form_roles fr ON fr.form_id = f.id AND fr.user_id = ${user}::int
     LEFT JOIN instance_notes n ON n.id = r.note_id
     WHERE ${sql.join(conditions, sql` AND `)}
-      AND (f.shared OR fr.role IS NOT NULL)
       AND (f.shared_data OR fr.role = ANY(${[...reader.allRecordsRoles]}::text[])
         OR (fr.role = ANY(${[...reader.ownRecordsRoles]}::text[]) AND i.submitted_by = ${user}::int))
     ORDER BY r.id`.execute(db);

@@ -6,7 +6,7 @@
 // of the records they may read through the data API.
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { canReviewSubmissions, isAuthenticated, isRole, recordReadingRoles, recordReadScope, requireUser, type Role } from '../../access/index.ts';
+import { canReviewSubmissions, inRecordScope, isAuthenticated, isRole, recordReadingRoles, recordReadScope, requireUser, type Role } from '../../access/index.ts';
 import type { Payload } from '../../http/payload.ts';
 import * as repo from './repository.ts';
 import { reviewToApi } from './to-api.ts';
@@ -85,7 +85,7 @@ function reader(ctx: RequestContext): repo.ReviewReader {
 /** Whether the caller may read this record at all (else it does not exist for them). */
 function readsRecord(ctx: RequestContext, target: repo.ReviewTarget): boolean {
   const scope = recordReadScope({ shared: target.shared, sharedData: target.shared_data, role: roleOf(target) }, isAuthenticated(ctx.actor));
-  return scope === 'all' || (scope === 'own' && isAuthenticated(ctx.actor) && target.submitted_by === ctx.actor.user.id);
+  return inRecordScope(scope, isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined, target.submitted_by);
 }
 
 function roleOf(target: repo.ReviewTarget): Role | undefined {

@@ -2,7 +2,7 @@
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
 import { ownValue } from '../../platform/lookup.ts';
-import { formAllows, isAuthenticated, requireUser } from '../../access/index.ts';
+import { formAllows, inRecordScope, isAuthenticated, recordReadScope, recordWriteScope, requireUser, type FormAccessFacts } from '../../access/index.ts';
 import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http/pagination.ts';
 import { getBlob } from '../blobs/repository.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
@@ -16,15 +16,17 @@ import { buildFormSchema } from './form-schema.ts';
 import { parseInstance } from './instance-xml.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 
-/** Who sees which records: all (VXA or public data), only their own (VXD alone), or none. */
-function dataScope(ctx: RequestContext, visible: VisibleForm): 'all' | 'own' {
-  const facts = { shared: visible.form.shared, role: visible.role };
-  if (visible.form.shared_data || formAllows(facts, 'view_xform_all')) return 'all';
-  if (formAllows(facts, 'view_xform_data') && isAuthenticated(ctx.actor)) return 'own';
-  throw isAuthenticated(ctx.actor) ? errors.permissionDenied() : errors.notFound();
+interface DataForm {
+  visible: VisibleForm;
+  /** Set when the caller reads only the records they submitted: the caller. */
+  submittedBy: number | undefined;
 }
 
-async function loadDataForm(ctx: RequestContext, rawId: string): Promise<{ visible: VisibleForm; submittedBy: number | undefined }> {
+/**
+ * The form whose records are asked for, and which of them the caller reads (the access module's
+ * recordReadScope): none is 403 for a signed-in caller, 404 for an anonymous one.
+ */
+async function loadDataForm(ctx: RequestContext, rawId: string): Promise<DataForm> {
   let visible: VisibleForm;
   try {
     visible = await loadVisibleForm(ctx, rawId);
@@ -35,8 +37,18 @@ async function loadDataForm(ctx: RequestContext, rawId: string): Promise<{ visib
     if (!form?.shared_data) throw error;
     visible = { form, role: undefined };
   }
-  const scope = dataScope(ctx, visible);
+  const scope = recordReadScope({ ...formFacts(visible), sharedData: visible.form.shared_data }, isAuthenticated(ctx.actor));
+  if (scope === 'none') throw isAuthenticated(ctx.actor) ? errors.permissionDenied() : errors.notFound();
   return { visible, submittedBy: scope === 'own' && isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined };
+}
+
+function formFacts(visible: VisibleForm): FormAccessFacts {
+  return { shared: visible.form.shared, role: visible.role };
+}
+
+/** The records the caller may change, for a role that changes records at all: the caller's own, or undefined for all. */
+function changedBy(visible: VisibleForm, userId: number): number | undefined {
+  return recordWriteScope(formFacts(visible)) === 'own' ? userId : undefined;
 }
 
 export interface DataQuery extends PageRequest {
@@ -141,8 +153,9 @@ async function loadRecordForLabels(ctx: RequestContext, rawId: string, rawDataId
   const found = await repo.findInstanceById(ctx.db, visible.form.id, dataId);
   if (!found || found.deleted_at || (submittedBy !== undefined && found.submitted_by !== submittedBy)) throw errors.notFound();
   if (write) {
-    requireUser(ctx.actor);
-    if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'change_xform')) throw errors.permissionDenied();
+    const actor = requireUser(ctx.actor);
+    const facts = formFacts(visible);
+    if (!formAllows(facts, 'change_xform') || !inRecordScope(recordWriteScope(facts), actor.id, found.submitted_by)) throw errors.permissionDenied();
   }
   return { formId: visible.form.id, dataId };
 }
@@ -199,31 +212,44 @@ export async function recordHistory(ctx: RequestContext, rawId: string, rawDataI
   });
 }
 
+/**
+ * DELETE /api/v1/data/{pk}/{dataid}: a role that changes only its own records (recordWriteScope)
+ * deletes only those; another's record is not found when the caller does not read it either (as
+ * GET answers), else 403.
+ */
 export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId: string): Promise<void> {
   const actor = requireUser(ctx.actor);
   const visible = await loadVisibleForm(ctx, rawId);
   const dataId = parseDataId(rawDataId);
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'delete_submission')) {
+  if (!formAllows(formFacts(visible), 'delete_submission')) {
     throw errors.permissionDenied('You do not have delete permissions.');
   }
+  const submittedBy = changedBy(visible, actor.id);
   const deleted = await ctx.db.transaction().execute(async (trx) => {
-    const done = await repo.softDeleteInstance(trx, visible.form.id, dataId, actor.id, ctx.clock.now());
+    const done = await repo.softDeleteInstance(trx, visible.form.id, dataId, actor.id, ctx.clock.now(), submittedBy);
     if (done) await repo.refreshFormCounters(trx, visible.form.id);
     return done;
   });
-  if (!deleted) throw errors.notFound();
+  if (deleted) return;
+  // Not deleted: gone, or another's record the caller may not change (403 only if they read it).
+  const readsAll = recordReadScope({ ...formFacts(visible), sharedData: visible.form.shared_data }, true) === 'all';
+  const found = submittedBy !== undefined && readsAll ? await repo.findInstanceById(ctx.db, visible.form.id, dataId) : undefined;
+  throw found && !found.deleted_at ? errors.permissionDenied('You do not have delete permissions.') : errors.notFound();
 }
 
 /**
  * DELETE /api/v1/data/{pk} with `instance_ids=1,2,3` or `delete_all=True`: those records (or all)
  * are deleted at once, in one transaction. onadata answers the same message and deletes later.
+ * A role that changes only its own records deletes only those: another's id counts as one that
+ * does not exist.
  */
 export async function deleteRecords(ctx: RequestContext, rawId: string, payload: Readonly<Record<string, unknown>>): Promise<{ message: string }> {
   const actor = requireUser(ctx.actor);
   const visible = await loadVisibleForm(ctx, rawId);
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'delete_submission')) {
+  if (!formAllows(formFacts(visible), 'delete_submission')) {
     throw errors.permissionDenied('You do not have delete permissions.');
   }
+  const submittedBy = changedBy(visible, actor.id);
   const truthy = (value: unknown): boolean => typeof value === 'boolean' ? value : typeof value === 'string' && value.toLowerCase() === 'true';
   if (truthy(payload['permanent_delete'])) throw new AppError(400, { error: 'Permanent submission deletion is not enabled for this server.' });
   const all = truthy(payload['delete_all']);
@@ -233,7 +259,7 @@ export async function deleteRecords(ctx: RequestContext, rawId: string, payload:
   if (!all && ids.length === 0) throw errors.badRequest('Data id(s) not provided.');
   if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.badRequest('Invalid data ID. It must be a positive integer');
   const count = await ctx.db.transaction().execute(async (trx) => {
-    const n = await repo.softDeleteInstances(trx, visible.form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now());
+    const n = await repo.softDeleteInstances(trx, visible.form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now(), submittedBy);
     if (n > 0) await repo.refreshFormCounters(trx, visible.form.id);
     return n;
   });

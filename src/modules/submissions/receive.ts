@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors, isAppError } from '../../errors.ts';
-import { formAllows, isAuthenticated } from '../../access/index.ts';
+import { formAllows, isAuthenticated, mayReplaceRecord } from '../../access/index.ts';
 import type { Role } from '../../access/roles.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import type { DbOrTx } from '../../platform/db.ts';
@@ -107,11 +107,13 @@ async function checkMaySubmit(
 
 /**
  * An edit (deprecatedID) of a form whose owner requires auth needs the right to change the form's
- * data (editors), as in onadata: a data-entry role may add records, not replace others'.
+ * data (editors), as in onadata: a data-entry role may add records, not replace others'. A role
+ * that reads only its own records replaces only those, require_auth or not (mayReplaceRecord).
  */
-async function requireEditPermission(ctx: RequestContext, db: DbOrTx, access: SubmissionAccess): Promise<void> {
-  if (!isAuthenticated(ctx.actor) || !access.ownerRequireAuth) return;
-  if (formAllows({ shared: access.form.shared, role: access.role ?? undefined }, 'change_xform')) return;
+async function requireEditPermission(ctx: RequestContext, db: DbOrTx, access: SubmissionAccess, edited: repo.InstanceRow): Promise<void> {
+  if (!isAuthenticated(ctx.actor)) return;
+  const facts = { shared: access.form.shared, role: access.role ?? undefined };
+  if (mayReplaceRecord(facts, access.ownerRequireAuth, ctx.actor.user.id, edited.submitted_by)) return;
   // Read inside the caller's transaction: the embedded database has one connection.
   const owner = await findActiveUserById(db, access.form.owner_id);
   throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make edit submissions to ${owner?.username ?? ''}'s ${access.form.title} form.`);
@@ -259,7 +261,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       }
     }
     if (edited && !edited.deleted_at) {
-      await requireEditPermission(ctx, trx, access);
+      await requireEditPermission(ctx, trx, access, edited);
       await repo.archiveAndReplace(trx, edited, {
         uuid, xml, json, version: meta.version ?? form.version, total_media: referenced.size, has_geopoint: hasGeopoint, repeat_counts: meta.repeatCounts,
         editedBy: submitter, now: ctx.clock.now(),

@@ -142,22 +142,25 @@ export async function refreshFormCounters(db: DbOrTx, formId: number): Promise<v
     FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL`.execute(db);
 }
 
-export async function softDeleteInstance(db: DbOrTx, formId: number, instanceId: number, userId: number, now: Date): Promise<boolean> {
-  const result = await db
+/** Soft-deletes a live record of the form (only if `submittedBy` submitted it, when given); answers whether it did. */
+export async function softDeleteInstance(db: DbOrTx, formId: number, instanceId: number, userId: number, now: Date, submittedBy?: number): Promise<boolean> {
+  let query = db
     .updateTable('instances')
     .set({ deleted_at: now, deleted_by: userId, date_modified: now })
     .where('form_id', '=', formId)
     .where('id', '=', instanceId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('deleted_at', 'is', null);
+  if (submittedBy !== undefined) query = query.where('submitted_by', '=', submittedBy);
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Soft-deletes these live records of the form (or all of them); answers how many. */
-export async function softDeleteInstances(db: DbOrTx, formId: number, ids: readonly number[] | 'all', userId: number, now: Date): Promise<number> {
+/** Soft-deletes these live records of the form (or all of them; only those `submittedBy` submitted, when given); answers how many. */
+export async function softDeleteInstances(db: DbOrTx, formId: number, ids: readonly number[] | 'all', userId: number, now: Date, submittedBy?: number): Promise<number> {
   if (ids !== 'all' && ids.length === 0) return 0;
   let query = db.updateTable('instances').set({ deleted_at: now, deleted_by: userId, date_modified: now }).where('form_id', '=', formId).where('deleted_at', 'is', null);
   if (ids !== 'all') query = query.where(sql<boolean>`id = ANY(${[...ids]}::int[])`);
+  if (submittedBy !== undefined) query = query.where('submitted_by', '=', submittedBy);
   return Number((await query.executeTakeFirst()).numUpdatedRows);
 }
 
