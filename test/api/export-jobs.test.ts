@@ -16,7 +16,6 @@ import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
 import { buildJobRegistry } from '../../src/jobs/handlers.ts';
 import type { AppDeps } from '../../src/context.ts';
-import { setFormRole } from '../../src/modules/forms/repository.ts';
 
 const registry = buildJobRegistry();
 const quiet = (): void => {};
@@ -69,8 +68,8 @@ describe('export_async and Export records', () => {
     await submit(server.app, bob, 'Jane');
     await share(alice, 'readonly');
     await share(carol, 'readonly-no-download');
-    // Sharing applies the form's meta permissions (editor-no-download lands as editor): set the role as held.
-    await setFormRole(server.deps.db, formId, dave.id, 'editor-no-download');
+    // A share lands as the role asked: the form's meta permissions may narrow it, never widen it.
+    await share(dave, 'editor-no-download');
   });
   after(async () => {
     await server.close();

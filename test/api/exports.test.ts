@@ -7,7 +7,6 @@ import { createUser, multipart, startTestServer, type TestServer, type TestUser 
 import { formFile } from '../fixtures/forms.ts';
 import { unzip } from '../zip.ts';
 import type { Role } from '../../src/access/roles.ts';
-import { setFormRole } from '../../src/modules/forms/repository.ts';
 import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
 
 let server: TestServer;
@@ -163,6 +162,10 @@ describe('direct CSV download', () => {
 });
 
 describe('who may export', () => {
+  const shareTutorial = async (user: TestUser, role: Role): Promise<void> => {
+    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${tutorialId}/share`, payload: { username: user.username, role }, headers: bob.auth });
+    assert.equal(res.statusCode, 204, res.body);
+  };
   const roles: Array<[Role, number]> = [
     ['readonly', 200],
     ['readonly-no-download', 403],
@@ -172,9 +175,8 @@ describe('who may export', () => {
   for (const [n, [role, status]] of roles.entries()) {
     test(`${role} gets ${status} on a direct CSV download`, async () => {
       const user = await createUser(server.app, `member${n}`);
-      // Set the role itself: a share would pass it through the form's meta perms
-      // (editor-no-download lands as editor by default).
-      await setFormRole(server.deps.db, tutorialId, user.id, role);
+      // A share lands as the role asked (the form's meta permissions only ever narrow it).
+      await shareTutorial(user, role);
       const res = await download(`/api/v1/forms/${tutorialId}.csv`, user.auth);
       assert.equal(res.statusCode, status, res.body);
     });
@@ -182,7 +184,7 @@ describe('who may export', () => {
 
   test('a role that sees only its own submissions exports only those', async () => {
     const minor = await createUser(server.app, 'minorone');
-    await setFormRole(server.deps.db, tutorialId, minor.id, 'dataentry-minor');
+    await shareTutorial(minor, 'dataentry-minor');
     await submit(minor, TUTORIAL_XML.replace('b31c6ac2-b8ca-4180-914f-c844fa10ed3b', randomUUID()).replace('<name>Bob</name>', '<name>Mia</name>'), bob);
     const own = await download(`/api/v1/forms/${tutorialId}.csv`, minor.auth);
     assert.equal(own.statusCode, 200, own.body);
