@@ -21,6 +21,8 @@ export interface Config {
   readonly cacheMaxAgeSeconds: number;
   readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
+  /** Largest OpenRosa submission request (instance and files together), announced to devices. */
+  readonly submissionLimitBytes: number;
   /** Time allowed to receive a request's headers. */
   readonly headersTimeoutMs: number;
   /** Longest pause allowed in an incoming request body before the request is answered 408. */
@@ -76,6 +78,7 @@ export const SETTINGS = [
   ['CACHE_CONTROL_MAX_AGE', '30', 'max-age in seconds on cacheable GET responses'],
   ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
   ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
+  ['SUBMISSION_LIMIT', '(twice UPLOAD_LIMIT)', 'largest OpenRosa submission request in bytes, files and instance together (devices split larger ones)'],
   ['HEADERS_TIMEOUT', '30', 'seconds allowed to receive a request\'s headers'],
   ['BODY_IDLE_TIMEOUT', '60', 'seconds a request body may pause (no byte arriving) before the request is answered 408'],
   ['REQUEST_TIMEOUT', '1800', 'seconds allowed to receive a whole request, body included (0: no limit)'],
@@ -161,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheMaxAgeSeconds: integer(env, 'CACHE_CONTROL_MAX_AGE', 30),
     bodyLimitBytes: integer(env, 'BODY_LIMIT', 1_048_576),
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT', 104_857_600),
+    // One largest file beside one largest instance.
+    submissionLimitBytes: integer(env, 'SUBMISSION_LIMIT', 2 * integer(env, 'UPLOAD_LIMIT', 104_857_600)),
     ...timeouts(env),
     importAsyncThresholdBytes: integer(env, 'IMPORT_ASYNC_THRESHOLD', 100_000),
     logLevel: env['LOG_LEVEL'] || 'info',

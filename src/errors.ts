@@ -56,6 +56,8 @@ export const errors = {
   importFailed: (error: string, extra: Record<string, unknown> = {}) => new AppError(400, { job_status: 'FAILURE', error, ...extra }),
   payloadTooLarge: (limit: number) => new AppError(413, { detail: `Request body is larger than ${limit} bytes.` }),
   fileTooLarge: (fileName: string, limit: number) => new AppError(413, { detail: `The file "${fileName}" is too large: the limit is ${limit} bytes.` }),
+  /** A multipart body with more parts (files or fields) than a request may carry. */
+  tooManyParts: () => new AppError(413, { detail: 'Request body is too large: it has too many parts.' }),
 } as const;
 
 export function isAppError(error: unknown): error is AppError {

@@ -190,7 +190,8 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
   };
   const maxAge = `max-age=${deps.config.cacheMaxAgeSeconds}`;
   const privateMaxAge = `private, ${maxAge}`;
-  const uploadLimit = String(deps.config.uploadLimitBytes);
+  // Devices split a submission whose files add up to more into several requests.
+  const submissionLimit = String(deps.config.submissionLimitBytes);
 
   app.addHook('onSend', async (request, reply, payload) => {
     // routeOptions is rebuilt on every access: read it once.
@@ -204,7 +205,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       'x-frame-options': 'SAMEORIGIN',
       'referrer-policy': 'same-origin',
     });
-    if (config.openrosa) reply.headers({ 'x-openrosa-version': '1.0', 'x-openrosa-accept-content-length': uploadLimit });
+    if (config.openrosa) reply.headers({ 'x-openrosa-version': '1.0', 'x-openrosa-accept-content-length': submissionLimit });
 
     const isGet = request.method === 'GET' || request.method === 'HEAD';
     // A write has committed by now: cached list responses computed before it are stale.

@@ -1,15 +1,19 @@
 // A multipart/form-data body already in memory, split into its parts without streams. Submissions
-// are small (an XML file of a few kilobytes, sometimes a photo) and arrive by the thousand; the
-// streaming parser costs about as much per request as parsing the XML. Parts come out as the
-// streaming parser (@fastify/busboy) reports them: file names without a path, `filename*`
-// decoded, the media type in lower case without parameters ('text/plain' when absent), parts
-// without a form-data Content-Disposition skipped.
+// are small (an XML file of a few kilobytes, sometimes a photo) and arrive by the thousand; a
+// streaming parser costs about as much per request as parsing the XML. Larger bodies go through
+// multipart-stream.ts, which reads part heads with partHead() below. Parts come out as busboy
+// (@fastify/multipart's parser) reports them: file names without a path, `filename*` decoded, the
+// media type in lower case without parameters ('text/plain' when absent), parts without a
+// form-data Content-Disposition skipped.
 
-export interface BodyPart {
+export interface PartHead {
   name: string;
   /** Undefined for a plain field. */
   filename: string | undefined;
   mimetype: string;
+}
+
+export interface BodyPart extends PartHead {
   data: Buffer;
 }
 
@@ -52,7 +56,11 @@ function basename(path: string): string {
   return name === '.' || name === '..' ? '' : name;
 }
 
-function partOf(head: string, data: Buffer): BodyPart | null | undefined {
+/**
+ * A part's header block (the lines before its blank line): null for a part to skip (no form-data
+ * Content-Disposition), undefined when a line is not a header.
+ */
+export function partHead(head: string): PartHead | null | undefined {
   let disposition: string | undefined;
   let contentType: string | undefined;
   for (const line of head.split('\r\n')) {
@@ -69,7 +77,12 @@ function partOf(head: string, data: Buffer): BodyPart | null | undefined {
   const nameExtended = parsed.params.get('name*');
   const name = (nameExtended !== undefined ? extendedValue(nameExtended) : parsed.params.get('name')) ?? '';
   const type = contentType ? parameters(contentType)?.first.toLowerCase() : undefined;
-  return { name, filename: rawName === undefined ? undefined : basename(rawName), mimetype: type || 'text/plain', data };
+  return { name, filename: rawName === undefined ? undefined : basename(rawName), mimetype: type || 'text/plain' };
+}
+
+/** Whether a part is a file: it has a file name or is declared binary (as busboy has it). */
+export function isFilePart(head: PartHead): boolean {
+  return head.filename !== undefined || head.mimetype === 'application/octet-stream';
 }
 
 /**
@@ -98,7 +111,8 @@ export function splitMultipart(body: Buffer, boundary: string): BodyPart[] | und
     if (body[at] !== 0x0d || body[at + 1] !== 0x0a) {
       const headEnd = body.indexOf('\r\n\r\n', at, 'latin1');
       if (headEnd < 0 || headEnd + 2 > next) return undefined;
-      part = partOf(body.toString('utf8', at, headEnd), body.subarray(Math.min(headEnd + 4, next), next));
+      const head = partHead(body.toString('utf8', at, headEnd));
+      part = head ? { ...head, data: body.subarray(Math.min(headEnd + 4, next), next) } : head;
     }
     if (part === undefined) return undefined;
     if (part) parts.push(part);

@@ -18,11 +18,22 @@ import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';
 export interface UploadedMedia {
   name: string;
   contentType: string;
-  bytes: Uint8Array;
+  size: number;
+  /** The file's bytes: a file spooled to disk is read when it is stored, one file at a time. */
+  read(): Promise<Uint8Array>;
+}
+
+/** An instance, decoded, with the decision that its sender may submit it (admitInstance). */
+export interface AdmittedInstance {
+  xml: string;
+  access: SubmissionAccess;
 }
 
 export interface SubmissionUpload {
+  /** The instance as sent (not read when `admitted` is given). */
   xml: Uint8Array | undefined;
+  /** Decided while the body was still arriving, before the files that follow the instance. */
+  admitted?: AdmittedInstance | undefined;
   media: UploadedMedia[];
 }
 
@@ -169,7 +180,32 @@ function decodeInstance(bytes: Uint8Array): string {
   }
 }
 
+/**
+ * Decides from the instance alone, before any file after it is read, whether the caller may
+ * submit it: refused (401, 403, 404, 405) otherwise.
+ */
+export async function admitInstance(ctx: RequestContext, target: SubmissionTarget, bytes: Uint8Array): Promise<AdmittedInstance> {
+  if (bytes.byteLength === 0) throw errors.badRequest('No XML submission file.');
+  if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+  const xml = decodeInstance(bytes);
+  return { xml, access: await decideAccess(ctx, target, peekIdentity(xml)) };
+}
+
+/**
+ * The same refusal from a head of an instance too large to hold before its sender is known to be
+ * allowed: its root element and its formhub uuid (wherever it was found) are what name the form.
+ */
+export async function refuseUnlessMaySubmit(ctx: RequestContext, target: SubmissionTarget, head: string): Promise<void> {
+  if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
+  await decideAccess(ctx, target, peekIdentity(head));
+}
+
 export async function receiveSubmission(ctx: RequestContext, target: SubmissionTarget, upload: SubmissionUpload, status = 'submitted_via_web'): Promise<SubmissionOutcome> {
+  if (upload.admitted) {
+    const outcome = await store(ctx, upload.admitted.xml, upload, status, upload.admitted.access, false);
+    if (!outcome) throw new Error('a fresh submit decision was refused');
+    return outcome;
+  }
   if (!upload.xml || upload.xml.byteLength === 0) throw errors.badRequest('No XML submission file.');
   if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
   const xml = decodeInstance(upload.xml);
@@ -274,8 +310,9 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       instanceId = created ?? (await existingId(trx));
     }
     for (const file of media) {
-      const blob = await putBlob(trx, file.bytes, file.contentType);
-      await repo.saveAttachment(trx, { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: file.bytes.byteLength, date_created: ctx.clock.now() });
+      const bytes = await file.read();
+      const blob = await putBlob(trx, bytes, file.contentType);
+      await repo.saveAttachment(trx, { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: bytes.byteLength, date_created: ctx.clock.now() });
     }
     if (media.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
     // A re-sent record bringing its late files changes what its exports and filters show

@@ -1,6 +1,5 @@
 // OpenRosa submission routes (ODK Collect, Enketo, Briefcase).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type {} from '@fastify/multipart';
 import { Type } from 'typebox';
 import { AppError, errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
@@ -12,8 +11,8 @@ import * as data from './data.ts';
 import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
-import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget, type SubmissionUpload, type UploadedMedia } from './receive.ts';
-import { multipartBoundary, splitMultipart } from './multipart-body.ts';
+import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget } from './receive.ts';
+import { bodyLeftUnread, refuseBeforeBody, withSubmissionUpload } from './upload.ts';
 import { sendSuffixedExport } from '../exports/routes.ts';
 
 function escapeAttribute(text: string): string {
@@ -27,70 +26,6 @@ function successXml(outcome: SubmissionOutcome): string {
     `<submissionMetadata xmlns="http://www.opendatakit.org/xforms" id="${escapeAttribute(outcome.form.id_string)}" instanceID="uuid:${escapeAttribute(outcome.uuid)}" ` +
     `submissionDate="${date}" isComplete="true" markedAsCompleteDate="${date}"${outcome.form.encrypted ? ' encrypted="yes"' : ''}/></OpenRosaResponse>`
   );
-}
-
-/** Bodies up to this size are read whole and split in memory (multipart-body.ts); larger ones stream. */
-const IN_MEMORY_BODY_BYTES = 1024 * 1024;
-const MAX_FILES = 1000;
-const MAX_FIELDS = 100;
-
-function mediaOf(name: string, mimetype: string, bytes: Uint8Array): UploadedMedia {
-  return { name, contentType: name.toLowerCase().endsWith('.osm') ? 'text/xml' : mimetype, bytes };
-}
-
-/** The whole body of a request that declared its length (Node stops at Content-Length). */
-async function wholeBody(request: FastifyRequest, length: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request.raw) {
-    const bytes = chunk as Buffer;
-    chunks.push(bytes);
-    size += bytes.byteLength;
-  }
-  if (size !== length) throw errors.badRequest('Request body size did not match Content-Length.');
-  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
-}
-
-/** A small multipart body (the usual submission: one XML file, perhaps a photo), split in memory. */
-async function readSmallUpload(request: FastifyRequest, boundary: string, length: number, maxBytes: number): Promise<SubmissionUpload> {
-  const parts = splitMultipart(await wholeBody(request, length), boundary);
-  if (!parts) throw errors.badRequest('The multipart body is malformed.');
-  const upload: SubmissionUpload = { xml: undefined, media: [] };
-  let files = 0;
-  let fields = 0;
-  for (const part of parts) {
-    // A part is a file when it has a file name or is declared binary (as the streaming parser has it).
-    if (part.filename === undefined && part.mimetype !== 'application/octet-stream') {
-      if (++fields > MAX_FIELDS) throw new AppError(413, { detail: 'Request body is too large.' });
-      continue;
-    }
-    if (++files > MAX_FILES) throw new AppError(413, { detail: 'Request body is too large.' });
-    const filename = part.filename ?? '';
-    // As the streaming parser answers a file over the limit.
-    if (part.data.byteLength > maxBytes) throw new AppError(413, { detail: 'Request body is too large.' });
-    if (part.name === 'xml_submission_file') upload.xml = part.data;
-    else upload.media.push(mediaOf(filename, part.mimetype, part.data));
-  }
-  return upload;
-}
-
-/** Reads the multipart body: the XML part and every other file part as media. */
-async function readUpload(request: FastifyRequest, maxBytes: number): Promise<SubmissionUpload> {
-  if (!request.isMultipart()) throw errors.badRequest('No XML submission file.');
-  const length = Number(request.headers['content-length']);
-  const boundary = multipartBoundary(String(request.headers['content-type'] ?? ''));
-  if (boundary && Number.isInteger(length) && length > 0 && length <= IN_MEMORY_BODY_BYTES) {
-    return readSmallUpload(request, boundary, length, maxBytes);
-  }
-  const upload: SubmissionUpload = { xml: undefined, media: [] };
-  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: MAX_FILES, fields: MAX_FIELDS } })) {
-    if (part.type !== 'file') continue;
-    const bytes = await part.toBuffer();
-    if (part.file.truncated) throw new AppError(413, { detail: `The file "${part.filename}" is larger than ${maxBytes} bytes.` });
-    if (part.fieldname === 'xml_submission_file') upload.xml = bytes;
-    else upload.media.push(mediaOf(part.filename, part.mimetype, bytes));
-  }
-  return upload;
 }
 
 /** onadata's JSON submissions: `{"id": "<id_string>", "submission": {...}}`, answered in JSON. */
@@ -120,22 +55,23 @@ async function answerJson(request: FastifyRequest, reply: FastifyReply, target: 
 async function answer(request: FastifyRequest, reply: FastifyReply, target: SubmissionTarget): Promise<FastifyReply> {
   const ctx = request.ctx;
   reply.header('location', `${ctx.baseUrl}${request.url.split('?')[0] ?? ''}`);
-  // Credentials are asked for before the body is read, as onadata's authentication runs first: a
-  // client probing with an empty POST (curl --digest) gets its challenge, not a 400.
-  const empty = request.method === 'POST' && (request.headers['content-length'] === '0' || request.headers['content-length'] === undefined) && !request.headers['transfer-encoding'];
-  if (request.method === 'HEAD' || (empty && !isAuthenticated(ctx.actor))) {
-    if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
-    if (target.username !== undefined) {
-      const owner = await findActiveUserByUsername(ctx.db, target.username);
-      if (!owner) throw errors.notFound();
-      if (owner.require_auth && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
-    }
-    if (request.method === 'HEAD') return reply.code(204).send();
+  if (request.method === 'HEAD') {
+    await refuseBeforeBody(ctx, target, true);
+    return reply.code(204).send();
   }
   if (String(request.headers['content-type'] ?? '').startsWith('application/json')) return answerJson(request, reply, target);
-  const outcome = await receiveSubmission(ctx, target, await readUpload(request, ctx.config.uploadLimitBytes));
-  reply.code(outcome.status).type('text/xml; charset=utf-8');
-  return reply.send(outcome.kind === 'duplicate' ? openRosaMessage('Duplicate submission') : successXml(outcome));
+  try {
+    // Who is asking, and whether they may submit here, is settled before any of the body is read
+    // (as onadata authenticates first): a refused caller's body costs neither memory nor disk.
+    await refuseBeforeBody(ctx, target);
+    const outcome = await withSubmissionUpload(ctx, request, target, (upload) => receiveSubmission(ctx, target, upload));
+    reply.code(outcome.status).type('text/xml; charset=utf-8');
+    return reply.send(outcome.kind === 'duplicate' ? openRosaMessage('Duplicate submission') : successXml(outcome));
+  } catch (error) {
+    // The rest of a body left unread would be taken for the next request on this connection.
+    if (bodyLeftUnread(request)) reply.header('connection', 'close');
+    throw error;
+  }
 }
 
 export function registerSubmissionRoutes(app: FastifyInstance): void {
