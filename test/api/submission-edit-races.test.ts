@@ -109,7 +109,7 @@ describe('concurrent edits of one version', () => {
 
   test('a chain of edits, each raced by rivals: every acknowledged edit is stored exactly once', async () => {
     const prefix = 'chain-';
-    let current = randomUUID();
+    let current: string = randomUUID();
     assert.equal(await submit(householdXml({ uuid: current, name: `${prefix}v0` })), 201);
     const acknowledged = [current];
     for (let step = 1; step <= 6; step++) {

@@ -341,6 +341,19 @@ describe('data API', () => {
     assert.equal((await server.app.inject({ method: 'POST', url, headers: alice.auth, payload: { tags: 'mine' } })).statusCode, 403, 'a reader cannot tag');
   });
 
+  test('a record keeps its tags when a device edits it, as onadata keeps them on the record', async () => {
+    const original = randomUUID();
+    await submit('/bob/submission', householdXml({ uuid: original, name: 'Tagged' }));
+    const [record] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Tagged' }))}`)).json() as Array<{ _id: number }>;
+    const url = `/api/v1/data/${formId}/${String(record?._id)}/labels`;
+    assert.equal((await server.app.inject({ method: 'POST', url, headers: bob.auth, payload: { tags: 'checked' } })).statusCode, 201);
+    const edit = await submit('/bob/submission', householdXml({ uuid: randomUUID(), name: 'Tagged again', deprecated: original }));
+    assert.equal(edit.statusCode, 201, edit.body);
+    const [edited] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Tagged again' }))}`)).json() as Array<{ _id: number; _tags: string[] }>;
+    assert.equal(edited?._id, record?._id);
+    assert.deepEqual(edited?._tags, ['checked']);
+  });
+
   test('DELETE /api/v1/data/{pk} with instance_ids or delete_all deletes those records at once', async () => {
     const ids: number[] = [];
     for (const name of ['Del1', 'Del2', 'Del3']) {

@@ -92,8 +92,10 @@ export async function archiveAndReplace(
     .set({
       uuid: next.uuid,
       xml: next.xml,
-      // The record's notes and latest review outlive the edit (src/modules/reviews).
-      json: sql<string>`${next.json}::jsonb || ${recordReviewKeys(sql`${previous.id}::int`)}`,
+      // The record's tags, notes and latest review outlive the edit (src/modules/reviews), as
+      // they do in onadata, where they belong to the record rather than to one of its versions.
+      json: sql<string>`${next.json}::jsonb || jsonb_build_object('_tags', coalesce(instances.json->'_tags', '[]'::jsonb))
+        || ${recordReviewKeys(sql`${previous.id}::int`)}`,
       version: next.version,
       total_media: next.total_media,
       has_geopoint: next.has_geopoint,
