@@ -5,7 +5,8 @@ import { text } from './parse/json-helpers.ts';
 import { workbookToJson } from './parse/workbook-to-json.ts';
 import { TreeBuilder } from './survey/tree.ts';
 import type { ConvertFailure, ConvertOptions, ConvertSuccess } from './types.ts';
-import { readWorkbook } from './workbook/read.ts';
+import { openWorkbookArchive, readWorkbook } from './workbook/read.ts';
+import type { ZipArchive } from './workbook/zip.ts';
 import { formJson } from './xform/form-json.ts';
 import { itemsetsCsv } from './xform/itemsets-csv.ts';
 import { languageWarning } from './xform/languages.ts';
@@ -25,9 +26,27 @@ function failure(err: unknown): ConvertFailure {
 }
 
 export function convert(input: Uint8Array | string, options: ConvertOptions): ConvertSuccess | ConvertFailure {
+  return convertWith(input, options, undefined);
+}
+
+/**
+ * convert() for a server: an .xlsx is inflated on zlib's thread pool first, within the workbook
+ * size limits, so that a hostile archive neither blocks the event loop nor fills memory.
+ */
+export async function convertAsync(input: Uint8Array | string, options: ConvertOptions): Promise<ConvertSuccess | ConvertFailure> {
+  let archive: ZipArchive | undefined;
+  try {
+    archive = await openWorkbookArchive(input, options.fileName);
+  } catch (err) {
+    return failure(err);
+  }
+  return convertWith(input, options, archive);
+}
+
+function convertWith(input: Uint8Array | string, options: ConvertOptions, archive: ZipArchive | undefined): ConvertSuccess | ConvertFailure {
   try {
     const warnings: string[] = [];
-    const workbook = readWorkbook(input, options.fileName);
+    const workbook = readWorkbook(input, options.fileName, archive);
     const { json, externalChoicesSheet, usesExternalChoices } = workbookToJson(workbook, {
       rootName: options.rootName ?? 'data',
       fallbackName: fileStem(options.fileName),

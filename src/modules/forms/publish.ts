@@ -1,7 +1,7 @@
 // Publishing an XLSForm: convert it, check it, and store the form with its file, version,
 // roles and metadata in one transaction; also replacing the definition of an existing form.
 import { createHash, randomUUID } from 'node:crypto';
-import { convert, type ConvertSuccess } from '../../../packages/xlsform/src/index.ts';
+import { convertAsync, type ConvertSuccess } from '../../../packages/xlsform/src/index.ts';
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { DEFAULT_META_PERMS } from '../../access/roles.ts';
@@ -22,13 +22,16 @@ export interface FormSource {
 const ID_STRING_PATTERN = /^[\p{L}\p{N}_-]+$/u;
 const XLSFORM_EXTENSIONS = /\.(xls|xlsx|xlsm|csv|md)$/i;
 
-/** Converts the spreadsheet; every expected failure becomes onadata's alert-error 400. */
-export function convertSource(source: FormSource): ConvertSuccess {
+/**
+ * Converts the spreadsheet; every expected failure becomes onadata's alert-error 400, a workbook
+ * that inflates past the converter's limits included (its archive is inflated off the event loop).
+ */
+export async function convertSource(source: FormSource): Promise<ConvertSuccess> {
   if (!XLSFORM_EXTENSIONS.test(source.fileName)) {
     throw errors.publishFailed(`The file "${source.fileName}" is not an XLSForm: expected a .xls, .xlsx, .xlsm or .csv file.`);
   }
   if (source.bytes.byteLength === 0) throw errors.publishFailed('The uploaded XLSForm is empty.');
-  const result = convert(source.bytes, { fileName: source.fileName });
+  const result = await convertAsync(source.bytes, { fileName: source.fileName });
   if (!result.ok) throw errors.publishFailed(result.errors.map((e) => e.message).join('\n'));
   if (!ID_STRING_PATTERN.test(result.idString) || result.idString.length > 100) {
     throw errors.publishFailed(
@@ -97,7 +100,7 @@ export interface PublishRequest {
 }
 
 export async function publishNewForm(ctx: RequestContext, request: PublishRequest): Promise<{ formId: number; idStringChanged: boolean }> {
-  const result = request.converted ?? convertSource(request.source);
+  const result = request.converted ?? (await convertSource(request.source));
   const now = ctx.clock.now();
   const version = result.version ?? defaultVersion(now);
   const uuid = randomUUID().replace(/-/g, '');
@@ -145,7 +148,7 @@ export async function replaceFormDefinition(ctx: RequestContext, form: repo.Form
   if (form.num_of_submissions > 0) {
     throw errors.publishFailed('This form has submissions: it cannot be replaced. Publish the new version as a new form, or delete the submissions first.');
   }
-  const result = convertSource(source);
+  const result = await convertSource(source);
   const baseIdString = form.id_string;
   if (result.idString !== baseIdString) {
     throw errors.publishFailed(`Your updated form's id_string '${result.idString}' must match the existing forms' id_string '${baseIdString}'.`);

@@ -421,7 +421,7 @@ export async function cloneForm(ctx: RequestContext, rawId: string, payload: Pay
   // title takes both from the file name, so its clone is told apart from the original.
   const extension = /\.[A-Za-z0-9]+$/.exec(form.xls_filename ?? '')?.[0] ?? '.xlsx';
   const source: FormSource = { fileName: `${form.id_string}_cloned${extension}`, bytes: blob.data, contentType: blob.content_type };
-  const converted = convertSource(source);
+  const converted = await convertSource(source);
   if (target.id !== form.owner_id && (await repo.liveIdStringsLike(ctx.db, target.id, converted.idString)).includes(converted.idString.toLowerCase())) {
     throw errors.badRequest('A clone with the same id_string has already been created');
   }

@@ -4,7 +4,8 @@ import { XlsFormError } from '../errors.ts';
 import { readCsv } from './csv.ts';
 import { readMarkdown } from './markdown.ts';
 import type { Workbook } from './model.ts';
-import { readSpreadsheet } from './spreadsheet.ts';
+import { readSpreadsheet, workbookReadError } from './spreadsheet.ts';
+import { ZipArchive } from './zip.ts';
 
 export type InputFormat = 'xlsx' | 'xls' | 'csv' | 'md';
 
@@ -25,7 +26,23 @@ export function formatOf(fileName: string, input: Uint8Array | string): InputFor
   return undefined;
 }
 
-export function readWorkbook(input: Uint8Array | string, fileName: string): Workbook {
+/**
+ * An .xlsx's archive with every part inflated on zlib's thread pool, within the workbook limits, so
+ * that reading it later does no inflating on the event loop; undefined for other formats.
+ */
+export async function openWorkbookArchive(input: Uint8Array | string, fileName: string): Promise<ZipArchive | undefined> {
+  if (typeof input === 'string' || formatOf(fileName, input) !== 'xlsx') return undefined;
+  try {
+    const archive = ZipArchive.open(input);
+    await archive.preload();
+    return archive;
+  } catch (err) {
+    throw workbookReadError('xlsx', err);
+  }
+}
+
+/** `archive`: the file's archive from openWorkbookArchive, when it was opened ahead. */
+export function readWorkbook(input: Uint8Array | string, fileName: string, archive?: ZipArchive): Workbook {
   const format = formatOf(fileName, input);
   const asText = (): string => (typeof input === 'string' ? input : new TextDecoder('utf-8').decode(input));
   switch (format) {
@@ -34,7 +51,7 @@ export function readWorkbook(input: Uint8Array | string, fileName: string): Work
       if (typeof input === 'string') {
         throw new XlsFormError(`A .${format} file must be given as bytes, not text.`, { code: 'read_error' });
       }
-      return readSpreadsheet(input, format);
+      return readSpreadsheet(input, format, archive);
     case 'csv':
       return readCsv(asText());
     case 'md':

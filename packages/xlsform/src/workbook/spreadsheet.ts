@@ -8,39 +8,66 @@ import type { RawCell, RawGrid } from './grid.ts';
 import { buildWorkbook, trimTrailing, type Sheet, type SheetRow, type Workbook } from './model.ts';
 import { BiffError, readBiff8, type BiffBook } from './biff8.ts';
 import { isDateFormat } from './number-formats.ts';
-import { readXlsxBook, type XlsxBook } from './xlsx.ts';
-import { ZipError } from './zip.ts';
+import { readXlsxBook, type XlsxBook, type XlsxSheet } from './xlsx.ts';
+import { ZipArchive, ZipError, ZipTooLargeError } from './zip.ts';
 
 const MAX_EMPTY_HEADER_RUN = 20;
 const MAX_EMPTY_ROW_RUN = 60;
 const WHITESPACE_RUN = / +/g;
 
-export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls'): Workbook {
+/**
+ * `archive` is the .xlsx already opened (and inflated ahead, off the event loop); without it the
+ * zip is opened here and its parts inflated as they are read, within the same limits.
+ */
+export function readSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'xls', archive?: ZipArchive): Workbook {
   if (format === 'xlsx') {
+    let zip: ZipArchive | undefined = archive;
     let book: XlsxBook;
     try {
-      book = readXlsxBook(bytes);
+      zip ??= ZipArchive.open(bytes);
+      book = readXlsxBook(zip);
     } catch (err) {
-      // Valid but unusual archives (zip64, odd layouts) go through SheetJS; corrupt ones stop here.
-      if (err instanceof ZipError && err.unsupported) return readWithSheetJs(bytes, format);
-      throw readError(format, err);
+      // Valid but unusual layouts go through SheetJS, given only the entries checked here; corrupt ones stop here.
+      if (zip && err instanceof ZipError && err.unsupported && !(err instanceof ZipTooLargeError)) return readWithSheetJs(storedCopy(zip), format);
+      throw workbookReadError(format, err);
     }
     const dates: DateSystem = { format, date1904: book.date1904 };
-    return buildWorkbook(book.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
+    return buildWorkbook(book.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheetGrid(sheet, format), dates) })));
   }
   let biff: BiffBook;
   try {
     biff = readBiff8(bytes);
   } catch (err) {
-    // Older BIFF versions and encrypted files go through SheetJS; corrupt ones stop here.
+    // Older BIFF versions and encrypted files go through SheetJS (a compound file has nothing to
+    // inflate); corrupt ones stop here.
     if (err instanceof BiffError && err.unsupported) return readWithSheetJs(bytes, format);
-    throw readError(format, err);
+    throw workbookReadError(format, err);
   }
   const dates: DateSystem = { format, date1904: biff.date1904 };
   return buildWorkbook(biff.sheets.map((sheet) => ({ name: sheet.name, read: () => readSheet(sheet.name, sheet.grid(), dates) })));
 }
 
-function readError(format: string, err: unknown): XlsFormError {
+function storedCopy(zip: ZipArchive): Uint8Array {
+  try {
+    return zip.storedCopy();
+  } catch (err) {
+    throw workbookReadError('xlsx', err);
+  }
+}
+
+/** A sheet's cells; its part is read (and inflated, when not read ahead) only now. */
+function sheetGrid(sheet: XlsxSheet, format: string): RawGrid {
+  try {
+    return sheet.grid();
+  } catch (err) {
+    throw workbookReadError(format, err);
+  }
+}
+
+/** A failure to read the file as the client is told it; a workbook over the size limits says so alone. */
+export function workbookReadError(format: string, err: unknown): XlsFormError {
+  if (err instanceof XlsFormError) return err;
+  if (err instanceof ZipTooLargeError) return new XlsFormError(err.message, { code: 'too_large' });
   return new XlsFormError(`Error reading .${format} file: ${err instanceof Error ? err.message : String(err)}`, { code: 'read_error' });
 }
 

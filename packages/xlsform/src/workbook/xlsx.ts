@@ -4,7 +4,7 @@
 // faster than a general-purpose spreadsheet library on big forms.
 import type { RawCell, RawGrid } from './grid.ts';
 import { BUILTIN_DATE_FORMATS, isDateFormat } from './number-formats.ts';
-import { readZip, ZipError, type ZipEntry } from './zip.ts';
+import { ZipError, type ZipArchive } from './zip.ts';
 
 export interface XlsxSheet {
   name: string;
@@ -21,10 +21,10 @@ const decoder = new TextDecoder('utf-8');
 const PREFIXED_TAG = /<(\/?)[A-Za-z_][\w.-]*:/g;
 const PREFIXED_ROOT = /<[A-Za-z_][\w.-]*:(?:worksheet|sst|styleSheet|workbook)\b/;
 
-function entryText(entries: Map<string, ZipEntry>, name: string): string | undefined {
-  const entry = entries.get(name) ?? entries.get(name.replace(/^\//, ''));
-  if (!entry) return undefined;
-  const xml = decoder.decode(entry.read());
+function entryText(archive: ZipArchive, name: string): string | undefined {
+  const bytes = archive.read(name) ?? archive.read(name.replace(/^\//, ''));
+  if (!bytes) return undefined;
+  const xml = decoder.decode(bytes);
   // Some writers prefix the spreadsheet namespace (<x:row>, <x:c>); drop element prefixes.
   return PREFIXED_ROOT.test(xml.slice(0, 4096)) ? xml.replace(PREFIXED_TAG, '<$1') : xml;
 }
@@ -269,8 +269,7 @@ function partPath(target: string): string {
   return out.join('/');
 }
 
-export function readXlsxBook(bytes: Uint8Array): XlsxBook {
-  const entries = readZip(bytes);
+export function readXlsxBook(entries: ZipArchive): XlsxBook {
   const workbook = entryText(entries, 'xl/workbook.xml');
   if (!workbook) {
     // A workbook part elsewhere (declared in the content types) is unusual but valid.
