@@ -1,17 +1,51 @@
 // The first sheet of an .xlsx workbook as rows of text, streamed: the sheet's XML is read through
 // saxes as it is inflated, so memory holds the shared-strings table and one row, not the sheet.
+// An uploaded archive is hostile until read: what it inflates to is capped in all (by the sizes its
+// directory declares, and yauzl stops an entry that inflates past its declared size), the parts read
+// whole are capped each, and no run of text, tag or row may grow past what a real sheet holds, so a
+// zip bomb is refused with a clear message instead of filling memory. yauzl inflates on zlib's thread pool.
 // Cells are written as onadata's XLS import turns them into CSV (csv_import.submission_xls_to_csv):
 // dates as ISO text, booleans as True/False, numbers as their shortest decimal text.
-import { SaxesParser } from 'saxes';
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
+import type { Readable } from 'node:stream';
 import { ImportFileError } from './errors.ts';
 import { excelSerialToText } from './excel-dates.ts';
 
 export const NOT_A_WORKBOOK = 'The file is not an Excel workbook that can be read.';
 
-/** Parts other than the sheet are read whole; none of them is legitimately this large. */
-const MAX_PART_BYTES = 256 * 1024 * 1024;
+const MB = 1024 * 1024;
+
+export const XLSX_IMPORT_LIMITS = {
+  /** All the parts together: the sheet is streamed, so this bounds the work, not the memory. */
+  maxTotalBytes: 1024 * MB,
+  /** Each part read whole (shared strings, styles, workbook, relationships). */
+  maxPartBytes: 64 * MB,
+  maxEntries: 10_000,
+  /** Bytes of XML with no markup event: a cell holds at most 32,767 characters. */
+  maxTokenBytes: 4 * MB,
+  /** Characters in one row's cells: a row is turned into one record. */
+  maxRowChars: 4_000_000,
+  /** Excel's last column, XFD. */
+  maxColumns: 16_384,
+};
+
+function megabytes(bytes: number): string {
+  return `${Math.round(bytes / MB)} MB`;
+}
+
+function tooLarge(limit: string, detail: string): ImportFileError {
+  return new ImportFileError(`The workbook is too large when uncompressed (more than ${limit}): ${detail}`);
+}
+
+function unreadable(detail: string): ImportFileError {
+  return new ImportFileError(`The workbook is not one Excel could open: ${detail}`);
+}
+
+function noMarkup(entry: Entry): ImportFileError {
+  return unreadable(`${entry.fileName} holds more than ${megabytes(XLSX_IMPORT_LIMITS.maxTokenBytes)} with no markup (a cell holds at most 32,767 characters).`);
+}
 
 function localName(name: string): string {
   const colon = name.indexOf(':');
@@ -27,10 +61,21 @@ function openZip(path: string): Promise<ZipFile> {
   });
 }
 
+/** The entries by name, once their number and declared sizes are found within the limits. */
 function listEntries(zip: ZipFile): Promise<Map<string, Entry>> {
   return new Promise((resolve, reject) => {
     const entries = new Map<string, Entry>();
+    if (zip.entryCount > XLSX_IMPORT_LIMITS.maxEntries) {
+      reject(unreadable(`the archive has ${zip.entryCount} entries; a workbook has at most ${XLSX_IMPORT_LIMITS.maxEntries}.`));
+      return;
+    }
+    let declared = 0;
     zip.on('entry', (entry: Entry) => {
+      declared += entry.uncompressedSize;
+      if (declared > XLSX_IMPORT_LIMITS.maxTotalBytes) {
+        reject(tooLarge(megabytes(XLSX_IMPORT_LIMITS.maxTotalBytes), `its parts inflate to more than ${megabytes(declared)}.`));
+        return;
+      }
       entries.set(entry.fileName.replace(/^\/+/, ''), entry);
       zip.readEntry();
     });
@@ -40,38 +85,102 @@ function listEntries(zip: ZipFile): Promise<Map<string, Entry>> {
   });
 }
 
-/** Feeds an entry's XML through a SAX parser, chunk by chunk, yielding whatever the handlers queued. */
-async function* saxEntry<T>(zip: ZipFile, entry: Entry, setup: (parser: SaxesParser, queue: T[]) => void): AsyncGenerator<T> {
+/** What a part's reader does with the markup events; saxes takes one handler per event. */
+interface PartHandlers {
+  opentag?: (tag: SaxesTagPlain) => void;
+  closetag?: (tag: SaxesTagPlain) => void;
+  text?: (text: string) => void;
+}
+
+/**
+ * Feeds an entry's XML through a SAX parser, chunk by chunk, yielding whatever the handlers queued.
+ * saxes holds the text of the token it is in until the token ends, so a run of bytes with no
+ * markup event (500 MB of spaces, a CDATA section) is refused once it passes maxTokenBytes.
+ */
+async function* saxEntry<T>(zip: ZipFile, entry: Entry, setup: (queue: T[]) => PartHandlers): AsyncGenerator<T> {
   if (entry.uncompressedSize > Number.MAX_SAFE_INTEGER) throw new ImportFileError(NOT_A_WORKBOOK);
-  const stream = await zip.openReadStreamPromise(entry);
+  const stream = await openEntry(zip, entry);
   const parser = new SaxesParser({ xmlns: false });
   const queue: T[] = [];
+  const handlers = setup(queue);
   let failure: Error | undefined;
+  let sinceToken = 0;
   parser.on('error', (error) => {
     failure = error;
   });
   parser.on('doctype', () => {
     failure = new Error('DOCTYPE in a workbook part');
   });
-  setup(parser, queue);
+  parser.on('opentag', (tag) => {
+    sinceToken = 0;
+    handlers.opentag?.(tag);
+  });
+  parser.on('closetag', (tag) => {
+    sinceToken = 0;
+    handlers.closetag?.(tag);
+  });
+  parser.on('text', (text) => {
+    sinceToken = 0;
+    handlers.text?.(text);
+  });
+  for (const event of ['cdata', 'comment', 'processinginstruction'] as const) {
+    parser.on(event, () => {
+      sinceToken = 0;
+    });
+  }
   const decoder = new TextDecoder('utf-8');
+  let inflated = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of readEntryChunks(stream, entry)) {
+      inflated += chunk.length;
       parser.write(decoder.decode(chunk, { stream: true }));
-      if (failure) throw new ImportFileError(NOT_A_WORKBOOK);
+      if (failure) throw failure instanceof ImportFileError ? failure : new ImportFileError(NOT_A_WORKBOOK);
+      sinceToken += chunk.length;
+      if (sinceToken > XLSX_IMPORT_LIMITS.maxTokenBytes) {
+        throw noMarkup(entry);
+      }
       for (const item of queue.splice(0)) yield item;
     }
+    if (inflated !== entry.uncompressedSize) throw new ImportFileError(NOT_A_WORKBOOK);
     parser.write(decoder.decode()).close();
-    if (failure) throw new ImportFileError(NOT_A_WORKBOOK);
+    if (failure) throw failure instanceof ImportFileError ? failure : new ImportFileError(NOT_A_WORKBOOK);
     for (const item of queue.splice(0)) yield item;
   } finally {
     stream.destroy();
   }
 }
 
-async function readSmallPart<T>(zip: ZipFile, entry: Entry | undefined, setup: (parser: SaxesParser, queue: T[]) => void): Promise<T[]> {
+async function openEntry(zip: ZipFile, entry: Entry): Promise<Readable> {
+  try {
+    return await zip.openReadStreamPromise(entry);
+  } catch {
+    throw new ImportFileError(NOT_A_WORKBOOK);
+  }
+}
+
+/**
+ * An entry's inflated bytes. yauzl ends the inflater with an error as soon as it yields more than
+ * the entry's declared size (validateEntrySizes), which the directory's totals were checked against.
+ */
+async function* readEntryChunks(stream: Readable, entry: Entry): AsyncGenerator<Buffer> {
+  let inflated = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      inflated += chunk.length;
+      if (inflated > entry.uncompressedSize) throw new ImportFileError(NOT_A_WORKBOOK);
+      yield chunk;
+    }
+  } catch (error) {
+    // A corrupt deflate stream, or one longer than its entry declares.
+    throw error instanceof ImportFileError ? error : new ImportFileError(NOT_A_WORKBOOK);
+  }
+}
+
+async function readSmallPart<T>(zip: ZipFile, entry: Entry | undefined, setup: (queue: T[]) => PartHandlers): Promise<T[]> {
   if (!entry) return [];
-  if (entry.uncompressedSize > MAX_PART_BYTES) throw new ImportFileError(NOT_A_WORKBOOK);
+  if (entry.uncompressedSize > XLSX_IMPORT_LIMITS.maxPartBytes) {
+    throw tooLarge(`${megabytes(XLSX_IMPORT_LIMITS.maxPartBytes)} in one part`, `${entry.fileName} inflates to ${megabytes(entry.uncompressedSize)}.`);
+  }
   const out: T[] = [];
   for await (const item of saxEntry(zip, entry, setup)) out.push(item);
   return out;
@@ -79,25 +188,27 @@ async function readSmallPart<T>(zip: ZipFile, entry: Entry | undefined, setup: (
 
 /** Shared strings: plain `<t>` text, or the runs of rich text joined (phonetic runs left out). */
 async function readSharedStrings(zip: ZipFile, entry: Entry | undefined): Promise<string[]> {
-  return readSmallPart<string>(zip, entry, (parser, queue) => {
+  return readSmallPart<string>(zip, entry, (queue) => {
     let current = '';
     let inText = false;
     let inPhonetic = false;
-    parser.on('opentag', (tag) => {
-      const name = localName(tag.name);
-      if (name === 'si') current = '';
-      else if (name === 't') inText = true;
-      else if (name === 'rPh') inPhonetic = true;
-    });
-    parser.on('text', (text) => {
-      if (inText && !inPhonetic) current += text;
-    });
-    parser.on('closetag', (tag) => {
-      const name = localName(tag.name);
-      if (name === 't') inText = false;
-      else if (name === 'rPh') inPhonetic = false;
-      else if (name === 'si') queue.push(current);
-    });
+    return {
+      opentag: (tag) => {
+        const name = localName(tag.name);
+        if (name === 'si') current = '';
+        else if (name === 't') inText = true;
+        else if (name === 'rPh') inPhonetic = true;
+      },
+      text: (text) => {
+        if (inText && !inPhonetic) current += text;
+      },
+      closetag: (tag) => {
+        const name = localName(tag.name);
+        if (name === 't') inText = false;
+        else if (name === 'rPh') inPhonetic = false;
+        else if (name === 'si') queue.push(current);
+      },
+    };
   });
 }
 
@@ -111,18 +222,20 @@ export function isDateFormat(code: string): boolean {
 
 /** Which cell style indexes (`s`) format their numbers as dates. */
 async function readDateStyles(zip: ZipFile, entry: Entry | undefined): Promise<Set<number>> {
-  const styles = await readSmallPart<{ kind: 'fmt'; id: number; code: string } | { kind: 'xf'; fmt: number }>(zip, entry, (parser, queue) => {
+  const styles = await readSmallPart<{ kind: 'fmt'; id: number; code: string } | { kind: 'xf'; fmt: number }>(zip, entry, (queue) => {
     let inCellXfs = false;
-    parser.on('opentag', (tag) => {
-      const name = localName(tag.name);
-      const attrs = tag.attributes as Record<string, string>;
-      if (name === 'numFmt') queue.push({ kind: 'fmt', id: Number(attrs['numFmtId']), code: attrs['formatCode'] ?? '' });
-      else if (name === 'cellXfs') inCellXfs = true;
-      else if (name === 'xf' && inCellXfs) queue.push({ kind: 'xf', fmt: Number(attrs['numFmtId'] ?? 0) });
-    });
-    parser.on('closetag', (tag) => {
-      if (localName(tag.name) === 'cellXfs') inCellXfs = false;
-    });
+    return {
+      opentag: (tag) => {
+        const name = localName(tag.name);
+        const attrs = tag.attributes;
+        if (name === 'numFmt') queue.push({ kind: 'fmt', id: Number(attrs['numFmtId']), code: attrs['formatCode'] ?? '' });
+        else if (name === 'cellXfs') inCellXfs = true;
+        else if (name === 'xf' && inCellXfs) queue.push({ kind: 'xf', fmt: Number(attrs['numFmtId'] ?? 0) });
+      },
+      closetag: (tag) => {
+        if (localName(tag.name) === 'cellXfs') inCellXfs = false;
+      },
+    };
   });
   const custom = new Map<number, string>();
   for (const s of styles) if (s.kind === 'fmt') custom.set(s.id, s.code);
@@ -144,27 +257,27 @@ interface WorkbookFacts {
 
 async function readWorkbook(zip: ZipFile, entry: Entry): Promise<WorkbookFacts> {
   const facts: WorkbookFacts = { firstSheetRelId: undefined, date1904: false };
-  await readSmallPart<never>(zip, entry, (parser) => {
-    parser.on('opentag', (tag) => {
+  await readSmallPart<never>(zip, entry, () => ({
+    opentag: (tag) => {
       const name = localName(tag.name);
-      const attrs = tag.attributes as Record<string, string>;
+      const attrs = tag.attributes;
       if (name === 'workbookPr') facts.date1904 = attrs['date1904'] === '1' || attrs['date1904'] === 'true';
       if (name === 'sheet' && facts.firstSheetRelId === undefined) {
         const rel = Object.entries(attrs).find(([key]) => localName(key) === 'id' && key !== 'sheetId');
         facts.firstSheetRelId = rel?.[1];
       }
-    });
-  });
+    },
+  }));
   return facts;
 }
 
 async function firstSheetPath(zip: ZipFile, entries: Map<string, Entry>, relId: string | undefined): Promise<string | undefined> {
-  const rels = await readSmallPart<{ id: string; target: string }>(zip, entries.get('xl/_rels/workbook.xml.rels'), (parser, queue) => {
-    parser.on('opentag', (tag) => {
-      const attrs = tag.attributes as Record<string, string>;
+  const rels = await readSmallPart<{ id: string; target: string }>(zip, entries.get('xl/_rels/workbook.xml.rels'), (queue) => ({
+    opentag: (tag) => {
+      const attrs = tag.attributes;
       if (localName(tag.name) === 'Relationship') queue.push({ id: attrs['Id'] ?? '', target: attrs['Target'] ?? '' });
-    });
-  });
+    },
+  }));
   const target = rels.find((r) => r.id === relId)?.target;
   if (target !== undefined) return target.startsWith('/') ? target.slice(1) : `xl/${target}`.replace(/\/\.\//g, '/');
   return [...entries.keys()].filter((name) => /^xl\/worksheets\/[^/]+\.xml$/.test(name)).sort()[0];
@@ -230,13 +343,18 @@ export async function countXlsxRows(path: string): Promise<number> {
   const zip = await openZip(path);
   try {
     const { sheet } = await openFirstSheet(zip);
-    const stream = await zip.openReadStreamPromise(sheet);
+    const stream = await openEntry(zip, sheet);
     let rows = 0;
     // Inside a row that has shown no value yet.
     let inRow = false;
     let carry: Buffer | null = null;
+    // Bytes since the last `<`: a sheet of spaces is refused here as the reader would refuse it.
+    let sinceMarkup = 0;
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
+      for await (const chunk of readEntryChunks(stream, sheet)) {
+        const lastMarkup = chunk.lastIndexOf(LT);
+        sinceMarkup = lastMarkup < 0 ? sinceMarkup + chunk.length : chunk.length - lastMarkup - 1;
+        if (sinceMarkup > XLSX_IMPORT_LIMITS.maxTokenBytes) throw noMarkup(sheet);
         const data: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
         carry = null;
         let at = data.indexOf(LT);
@@ -281,50 +399,59 @@ export async function* readXlsxRows(path: string): AsyncGenerator<string[]> {
     const shared = await readSharedStrings(zip, entries.get('xl/sharedStrings.xml'));
     const dateStyles = await readDateStyles(zip, entries.get('xl/styles.xml'));
 
-    yield* saxEntry<string[]>(zip, sheet, (parser, queue) => {
+    const { maxColumns, maxRowChars } = XLSX_IMPORT_LIMITS;
+    yield* saxEntry<string[]>(zip, sheet, (queue) => {
       let row: string[] | null = null;
+      // Characters in the row so far: a shared string is stored once but copied into every record naming it.
+      let rowChars = 0;
       let cellIndex = 0;
       let cellType = 'n';
       let cellStyle = 0;
       let text = '';
       let collecting = false;
-      parser.on('opentag', (tag) => {
-        const name = localName(tag.name);
-        const attrs = tag.attributes as Record<string, string>;
-        if (name === 'row') {
-          row = [];
-          cellIndex = 0;
-        } else if (name === 'c' && row) {
-          const ref = attrs['r'];
-          cellIndex = ref ? columnIndex(ref) : row.length;
-          cellType = attrs['t'] ?? 'n';
-          cellStyle = Number(attrs['s'] ?? 0);
-          text = '';
-        } else if (name === 'v' || name === 't') {
-          collecting = true;
-        }
-      });
-      parser.on('text', (t) => {
-        if (collecting) text += t;
-      });
-      parser.on('closetag', (tag) => {
-        const name = localName(tag.name);
-        if (name === 'v' || name === 't') {
-          collecting = false;
-        } else if (name === 'c' && row) {
-          let value: string;
-          if (cellType === 's') value = shared[Number(text)] ?? '';
-          else if (cellType === 'b') value = text === '1' || text === 'true' ? 'True' : 'False';
-          else if (cellType === 'e') value = '';
-          else if (cellType === 'n' && text !== '') value = dateStyles.has(cellStyle) ? excelSerialToText(Number(text), facts.date1904) : numberText(text);
-          else value = text;
-          while (row.length < cellIndex) row.push('');
-          row[cellIndex] = value;
-        } else if (name === 'row' && row) {
-          if (row.some((cell) => cell !== '')) queue.push(row);
-          row = null;
-        }
-      });
+      return {
+        opentag: (tag) => {
+          const name = localName(tag.name);
+          const attrs = tag.attributes;
+          if (name === 'row') {
+            row = [];
+            rowChars = 0;
+            cellIndex = 0;
+          } else if (name === 'c' && row) {
+            const ref = attrs['r'];
+            cellIndex = ref ? columnIndex(ref) : row.length;
+            if (cellIndex >= maxColumns) throw unreadable(`a cell of ${sheet.fileName} lies beyond column XFD, Excel's last.`);
+            cellType = attrs['t'] ?? 'n';
+            cellStyle = Number(attrs['s'] ?? 0);
+            text = '';
+          } else if (name === 'v' || name === 't') {
+            collecting = true;
+          }
+        },
+        text: (t) => {
+          if (collecting) text += t;
+        },
+        closetag: (tag) => {
+          const name = localName(tag.name);
+          if (name === 'v' || name === 't') {
+            collecting = false;
+          } else if (name === 'c' && row) {
+            let value: string;
+            if (cellType === 's') value = shared[Number(text)] ?? '';
+            else if (cellType === 'b') value = text === '1' || text === 'true' ? 'True' : 'False';
+            else if (cellType === 'e') value = '';
+            else if (cellType === 'n' && text !== '') value = dateStyles.has(cellStyle) ? excelSerialToText(Number(text), facts.date1904) : numberText(text);
+            else value = text;
+            rowChars += value.length;
+            if (rowChars > maxRowChars) throw unreadable(`a row of ${sheet.fileName} holds more than ${maxRowChars.toLocaleString('en')} characters.`);
+            while (row.length < cellIndex) row.push('');
+            row[cellIndex] = value;
+          } else if (name === 'row' && row) {
+            if (row.some((cell) => cell !== '')) queue.push(row);
+            row = null;
+          }
+        },
+      };
     });
   } finally {
     zip.close();
