@@ -2,15 +2,15 @@
 // Values only: styles, merged cells, column widths and formulas (their last computed value is
 // kept) are not carried over. Bytes in memory in, values out: no I/O.
 import type * as XLSX from '@e965/xlsx';
-import yauzl from 'yauzl';
-import type { Entry, ZipFile } from 'yauzl';
+import { ZipArchive, ZipError, ZipTooLargeError, type ZipLimits } from '../../../packages/xlsform/src/index.ts';
 import { XLS_LIMITS } from '../xls/index.ts';
 import { TemplateError, type TemplateCell, type TemplateSheet, type TemplateWorkbook } from './template.ts';
 
 export const NOT_A_SPREADSHEET = 'the file is not an .xlsx or .xls workbook';
 
-/** An .xlsx whose parts inflate past this is refused before SheetJS inflates it whole. */
+/** An .xlsx whose parts inflate past this is refused before SheetJS reads it. */
 export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+const MAX_ENTRIES = 10_000;
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -19,34 +19,21 @@ function startsWith(bytes: Uint8Array, magic: readonly number[]): boolean {
   return magic.every((b, i) => bytes[i] === b);
 }
 
-/** Inflates every part once, counting real bytes (yauzl also refuses parts longer than they claim). */
-async function checkInflatedSize(bytes: Uint8Array, limit: number): Promise<void> {
-  const zip = await new Promise<ZipFile>((resolve, reject) => {
-    yauzl.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { lazyEntries: true, validateEntrySizes: true }, (error, file) => {
-      if (error || !file) reject(new TemplateError(NOT_A_SPREADSHEET));
-      else resolve(file);
-    });
-  });
-  let total = 0;
+/**
+ * The .xlsx's parts, inflated on zlib's thread pool within the limits (declared sizes checked first,
+ * inflation stopped where a part passes its declared size), as a zip of stored parts: SheetJS, which
+ * parses a zip its own way and inflates on the event loop, then finds only the parts checked here
+ * and has nothing left to inflate.
+ */
+async function checkedXlsx(bytes: Uint8Array, limits: ZipLimits): Promise<Uint8Array> {
   try {
-    await new Promise<void>((resolve, reject) => {
-      const fail = (message: string): void => reject(new TemplateError(message));
-      zip.on('error', () => fail(NOT_A_SPREADSHEET));
-      zip.on('end', () => resolve());
-      zip.on('entry', (entry: Entry) => {
-        total += entry.uncompressedSize;
-        if (total > limit) return fail(`the workbook inflates to more than ${limit} bytes`);
-        zip.openReadStream(entry, (error, stream) => {
-          if (error || !stream) return fail(NOT_A_SPREADSHEET);
-          stream.on('error', () => fail(NOT_A_SPREADSHEET));
-          stream.on('end', () => zip.readEntry());
-          stream.resume();
-        });
-      });
-      zip.readEntry();
-    });
-  } finally {
-    zip.close();
+    const archive = ZipArchive.open(bytes, limits);
+    await archive.preload();
+    return archive.storedCopy();
+  } catch (error) {
+    if (error instanceof ZipTooLargeError) throw new TemplateError(`the workbook is too large when uncompressed (more than ${error.limit}): ${error.detail}`);
+    if (error instanceof ZipError) throw new TemplateError(NOT_A_SPREADSHEET);
+    throw error;
   }
 }
 
@@ -93,9 +80,11 @@ function sheetRows(sheet: XLSX.WorkSheet | undefined, name: string, date1904: bo
 }
 
 /** The template's sheets, in order; throws TemplateError for bytes that are not a usable workbook. */
-export async function readTemplate(bytes: Uint8Array, maxInflatedBytes = MAX_INFLATED_BYTES): Promise<TemplateWorkbook> {
-  if (startsWith(bytes, ZIP_MAGIC)) await checkInflatedSize(bytes, maxInflatedBytes);
-  else if (!startsWith(bytes, CFB_MAGIC)) throw new TemplateError(NOT_A_SPREADSHEET);
+export async function readTemplate(input: Uint8Array, maxInflatedBytes = MAX_INFLATED_BYTES): Promise<TemplateWorkbook> {
+  let bytes = input;
+  if (startsWith(input, ZIP_MAGIC)) bytes = await checkedXlsx(input, { maxTotalBytes: maxInflatedBytes, maxEntryBytes: maxInflatedBytes, maxEntries: MAX_ENTRIES });
+  // A legacy .xls is a compound file: SheetJS has nothing to inflate in it.
+  else if (!startsWith(input, CFB_MAGIC)) throw new TemplateError(NOT_A_SPREADSHEET);
   // SheetJS is loaded when first needed: held from the start it cost every server about 12 MB.
   const sheetJs = await import('@e965/xlsx');
   const isDate: IsDate = (format) => sheetJs.SSF.is_date(format);
