@@ -10,6 +10,8 @@ import type { AppDeps } from './context.ts';
 import { installConventions, stripFormatSuffix } from './http/conventions.ts';
 import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticate.ts';
 import { installBodyIdleTimeout, serverTimeoutOptions } from './http/timeouts.ts';
+import { authenticateSession, installSessionReplies } from './http/session-auth.ts';
+import { registerSessionRoutes } from './modules/auth/session-routes.ts';
 import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
 import { registerProjectRoutes } from './modules/projects/routes.ts';
@@ -70,14 +72,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
           basic: { type: 'http', scheme: 'basic' },
           token: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Token <api_token>` or `TempToken <temp_token>`' },
           bearer: { type: 'http', scheme: 'bearer', description: 'an OAuth 2 access token from /o/token' },
+          session: { type: 'apiKey', in: 'cookie', name: 'gather_session', description: 'the browser session from POST /api/v1/session (writes need X-CSRFToken)' },
         },
       },
-      security: [{ basic: [] }, { token: [] }, { bearer: [] }],
+      security: [{ basic: [] }, { token: [] }, { bearer: [] }, { session: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators(deps)));
+  installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators(deps), authenticateSession));
+  installSessionReplies(app);
   registerMetaRoutes(app);
   registerAccountRoutes(app);
   registerProjectRoutes(app);
@@ -91,6 +95,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerOrgRoutes(app);
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
+  registerSessionRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;
 }

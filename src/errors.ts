@@ -22,6 +22,8 @@ export const errors = {
     new AppError(401, { detail }, { 'www-authenticate': challenge }),
   permissionDenied: (detail = 'You do not have permission to perform this action.') =>
     new AppError(403, { detail }),
+  /** A browser-session write without the CSRF token of its cookie, or from another site (DRF's wording). */
+  csrfFailed: (reason: string) => new AppError(403, { detail: `CSRF Failed: ${reason}` }),
   notFound: (detail = 'Not found.') => new AppError(404, { detail }),
   noMatch: (model: string) => new AppError(404, { detail: `No ${model} matches the given query.` }),
   methodNotAllowed: (method: string) => new AppError(405, { detail: `Method "${method}" not allowed.` }),

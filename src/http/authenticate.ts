@@ -8,6 +8,7 @@ import { checkApiToken, checkPassword, checkTempToken, type TokenCheck } from '.
 import { checkBearerToken } from '../modules/oauth/service.ts';
 import { checkDigest, standInDigestSecrets, type DigestState } from '../modules/auth/digest-service.ts';
 import { DigestNonces, NonceCounts } from '../modules/auth/digest.ts';
+import type { SessionAttempt } from './session-auth.ts';
 
 export interface AuthAttempt {
   /** Everything after the scheme keyword, untrimmed. */
@@ -172,9 +173,12 @@ export function digestAuthenticator(deps: AppDeps): Authenticator {
 
 export class AuthenticatorRegistry {
   readonly #byKeyword = new Map<string, Authenticator>();
+  /** Requests without an Authorization header: the browser session cookie (session-auth.ts). */
+  readonly #session: ((deps: AppDeps, attempt: SessionAttempt) => Promise<Principal>) | undefined;
 
-  constructor(authenticators: readonly Authenticator[]) {
+  constructor(authenticators: readonly Authenticator[], session?: (deps: AppDeps, attempt: SessionAttempt) => Promise<Principal>) {
     for (const a of authenticators) this.#byKeyword.set(a.keyword, a);
+    this.#session = session;
   }
 
   /** Challenge for a 401 on a request that presented no usable credentials. */
@@ -193,9 +197,12 @@ export class AuthenticatorRegistry {
     deps: AppDeps,
     header: string | undefined,
     ip: string,
-    request?: { readonly method: string; readonly uri: string },
+    request?: { readonly method: string; readonly uri: string } & Partial<Pick<SessionAttempt, 'headers' | 'baseUrl'>>,
   ): Promise<Principal> {
-    if (!header) return anonymous;
+    if (!header) {
+      const { headers, baseUrl } = request ?? {};
+      return this.#session && request && headers && baseUrl ? this.#session(deps, { method: request.method, uri: request.uri, headers, baseUrl }) : anonymous;
+    }
     const trimmed = header.trimStart();
     const space = trimmed.search(/\s/);
     const keyword = (space < 0 ? trimmed : trimmed.slice(0, space)).toLowerCase();

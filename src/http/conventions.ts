@@ -160,7 +160,12 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       request.ctx = { ...base, actor: { kind: 'anonymous' } };
       return;
     }
-    let actor = await authenticators.authenticate(deps, request.headers.authorization, ip, { method: request.method, uri: request.originalUrl });
+    let actor = await authenticators.authenticate(deps, request.headers.authorization, ip, {
+      method: request.method,
+      uri: request.originalUrl,
+      headers: request.headers,
+      baseUrl: base.baseUrl,
+    });
     const urlKey = config.urlTempToken && actor.kind === 'anonymous' ? tempTokenParameter(request.query) : undefined;
     if (urlKey !== undefined) actor = await authenticateTempTokenParameter(deps, urlKey);
     request.ctx = { ...base, actor };

@@ -1,6 +1,7 @@
-// The /o/ pages' cookies: a sealed session, and a CSRF token checked by double submission (the
-// form carries the cookie's value; another site can neither read nor set it). Both are HttpOnly,
-// SameSite=Lax, scoped to /o/, and Secure when the public address is https.
+// The browser's cookies: a sealed session, and a CSRF token checked by double submission (the
+// /o/ forms carry the cookie's value, the web app sends it as X-CSRFToken; another site can neither
+// read nor set it). Both are HttpOnly, SameSite=Lax, Secure when the public address is https, and
+// scoped to the whole site: the /o/ pages and the web app's /api/v1 calls share one sign-in.
 import { randomBytes } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -15,19 +16,24 @@ function cookiesOf(request: FastifyRequest): Record<string, string | undefined> 
   return parseCookie(request.headers.cookie ?? '');
 }
 
-function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAge: number): void {
+/** The session and CSRF cookies of a Cookie header. */
+export function browserCookies(header: string | undefined): { session: string | undefined; csrf: string | undefined } {
+  const cookies = parseCookie(header ?? '');
+  return { session: cookies[SESSION_COOKIE], csrf: cookies[CSRF_COOKIE] };
+}
+
+function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAge: number, path = '/'): void {
   const cookie = stringifySetCookie({
     name,
     value,
     maxAge,
-    path: '/o/',
+    path,
     httpOnly: true,
     sameSite: 'lax',
     secure: request.ctx.baseUrl.startsWith('https:'),
   });
-  const existing = reply.getHeader('set-cookie');
-  const list = existing === undefined ? [] : [existing].flat().map(String);
-  reply.header('set-cookie', [...list, cookie]);
+  // Fastify adds each Set-Cookie to those already set.
+  reply.header('set-cookie', cookie);
 }
 
 export function sessionCookie(request: FastifyRequest): string | undefined {
@@ -35,11 +41,18 @@ export function sessionCookie(request: FastifyRequest): string | undefined {
 }
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, sealed: string): void {
+  clearLegacySession(request, reply);
   setCookie(request, reply, SESSION_COOKIE, sealed, SESSION_SECONDS);
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  clearLegacySession(request, reply);
   setCookie(request, reply, SESSION_COOKIE, '', 0);
+}
+
+/** Sessions were once scoped to /o/: such a cookie would shadow the site-wide one there. */
+function clearLegacySession(request: FastifyRequest, reply: FastifyReply): void {
+  setCookie(request, reply, SESSION_COOKIE, '', 0, '/o/');
 }
 
 /** The browser's CSRF token, set now if it has none; forms embed it. */
