@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors, isAppError } from '../../errors.ts';
-import { formAllows, isAuthenticated, mayReplaceRecord } from '../../access/index.ts';
+import { formAllows, inRecordScope, isAuthenticated, mayReplaceRecord, recordWriteScope } from '../../access/index.ts';
 import type { Role } from '../../access/roles.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import type { DbOrTx } from '../../platform/db.ts';
@@ -128,6 +128,31 @@ async function requireEditPermission(ctx: RequestContext, db: DbOrTx, access: Su
   // Read inside the caller's transaction: the embedded database has one connection.
   const owner = await findActiveUserById(db, access.form.owner_id);
   throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make edit submissions to ${owner?.username ?? ''}'s ${access.form.title} form.`);
+}
+
+/**
+ * The files a re-sent record may add to the stored one: ODK Collect sends a record with many files
+ * in several posts of the same instance, so late files are those of the stored version itself
+ * (same instanceID, same XML) that have not arrived; files already there are never replaced (see
+ * saveAttachment). A re-send of an earlier version, or one whose XML differs, adds nothing. A role
+ * that changes only its own records adds files only to those.
+ */
+async function lateFiles(
+  ctx: RequestContext,
+  db: DbOrTx,
+  access: SubmissionAccess,
+  instanceId: number,
+  uuid: string,
+  xml: string,
+  media: readonly UploadedMedia[],
+): Promise<readonly UploadedMedia[]> {
+  const stored = await repo.findInstanceById(db, access.form.id, instanceId);
+  if (!stored || stored.deleted_at || stored.uuid !== uuid || stored.xml !== xml) return [];
+  const facts = { shared: access.form.shared, role: access.role ?? undefined };
+  if (isAuthenticated(ctx.actor) && facts.role !== undefined && !inRecordScope(recordWriteScope(facts), ctx.actor.user.id, stored.submitted_by)) {
+    throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to add files to another submitter's record.`);
+  }
+  return media;
 }
 
 /** Finds the form the submission is for and decides, from the database, whether the caller may submit. */
@@ -309,16 +334,21 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       kind = created === undefined ? 'duplicate' : 'created';
       instanceId = created ?? (await existingId(trx));
     }
-    for (const file of media) {
+    const files = kind === 'duplicate' && media.length > 0 ? await lateFiles(ctx, trx, access, instanceId, uuid, xml, media) : media;
+    for (const file of files) {
       const bytes = await file.read();
       const blob = await putBlob(trx, bytes, file.contentType);
-      await repo.saveAttachment(trx, { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: bytes.byteLength, date_created: ctx.clock.now() });
+      await repo.saveAttachment(
+        trx,
+        { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: bytes.byteLength, date_created: ctx.clock.now() },
+        kind !== 'duplicate',
+      );
     }
-    if (media.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
+    if (files.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
     // A re-sent record bringing its late files changes what its exports and filters show
     // (media links and counts, media_all_received, the attachments zip): stored exports and
     // cached matches of the form's data must not be reused.
-    if (kind === 'duplicate' && media.length > 0) await repo.noteRecordsChanged(trx, form.id);
+    if (kind === 'duplicate' && files.length > 0) await repo.noteRecordsChanged(trx, form.id);
     return { instanceId, kind };
   });
   return done(outcome.kind, outcome.instanceId);

@@ -111,14 +111,23 @@ export async function archiveAndReplace(
   if (Number(replaced.numUpdatedRows) !== 1) throw new Error(`record ${previous.id} changed under an edit that held its lock`);
 }
 
+/**
+ * Stores a record's file. `replace`: a file of the same name already there is replaced (a new or
+ * edited version brings its own files); otherwise it is kept (a re-sent record only adds the files
+ * that had not arrived).
+ */
 export async function saveAttachment(
   db: DbOrTx,
   attachment: { instance_id: number; name: string; mimetype: string; blob: string; size: number; date_created: Date },
+  replace: boolean,
 ): Promise<void> {
   await db
     .insertInto('attachments')
     .values(attachment)
-    .onConflict((oc) => oc.columns(['instance_id', 'name']).doUpdateSet({ mimetype: attachment.mimetype, blob: attachment.blob, size: attachment.size }))
+    .onConflict((oc) => {
+      const target = oc.columns(['instance_id', 'name']);
+      return replace ? target.doUpdateSet({ mimetype: attachment.mimetype, blob: attachment.blob, size: attachment.size }) : target.doNothing();
+    })
     .execute();
 }
 
