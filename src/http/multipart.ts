@@ -2,7 +2,7 @@
 // XLSForm uploads, which are small; large uploads (attachments, imports) stream instead.
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
-import { AppError } from '../errors.ts';
+import { errors } from '../errors.ts';
 
 export interface UploadedFile {
   fieldName: string;
@@ -16,6 +16,11 @@ export interface ParsedBody {
   files: Map<string, UploadedFile>;
 }
 
+/**
+ * Text fields and files of a multipart request (or a urlencoded/JSON body's fields). The files
+ * together may hold at most `maxFileBytes`: an upload route takes one file (an XLSForm, a media
+ * file), and ten parts of the limit each would make one request hold ten times the memory.
+ */
 export async function readBody(request: FastifyRequest, maxFileBytes: number): Promise<ParsedBody> {
   if (!request.isMultipart()) {
     const body = request.body;
@@ -24,16 +29,33 @@ export async function readBody(request: FastifyRequest, maxFileBytes: number): P
   }
   const fields: Record<string, unknown> = {};
   const files = new Map<string, UploadedFile>();
+  let buffered = 0;
   for await (const part of request.parts({ limits: { fileSize: maxFileBytes, files: 10, fields: 100 } })) {
     if (part.type === 'file') {
-      const bytes = await part.toBuffer();
-      if (part.file.truncated) throw new AppError(413, { detail: `The file "${part.filename}" is larger than ${maxFileBytes} bytes.` });
+      const bytes = await readFilePart(part.file, maxFileBytes - buffered);
+      if (!bytes) throw buffered > 0 ? errors.payloadTooLarge(maxFileBytes) : errors.fileTooLarge(part.filename, maxFileBytes);
+      buffered += bytes.byteLength;
       files.set(part.fieldname, { fieldName: part.fieldname, fileName: part.filename, contentType: part.mimetype, bytes });
     } else {
       fields[part.fieldname] = part.value;
     }
   }
   return { fields, files };
+}
+
+/** A file part's bytes, or undefined (the rest drained) once it passes `budget`. */
+async function readFilePart(file: AsyncIterable<Buffer> & { truncated: boolean; resume(): unknown }, budget: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of file) {
+    size += chunk.byteLength;
+    if (size > budget) {
+      file.resume();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return file.truncated ? undefined : Buffer.concat(chunks, size);
 }
 
 /**
