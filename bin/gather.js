@@ -38,5 +38,17 @@ async function load() {
   return import('../src/cli.ts');
 }
 
+/**
+ * `start` serves the web app: build it first when web/dist is missing or older than web/ (in a
+ * process of its own, like the bundle). A failed build leaves the API serving; the app's pages
+ * then answer 503 until `npm run build:web` succeeds.
+ */
+function buildWebApp() {
+  if (process.argv[2] !== 'start' || !cluster.isPrimary) return;
+  const result = spawnSync(process.execPath, [join(root, 'bin/build-web.js')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) console.error('gather: the web app could not be built; the API is served without it');
+}
+
+buildWebApp();
 const { runCli } = await load();
 await runCli(process.argv.slice(2));

@@ -11,6 +11,7 @@ import { installConventions, stripFormatSuffix } from './http/conventions.ts';
 import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticate.ts';
 import { installBodyIdleTimeout, serverTimeoutOptions } from './http/timeouts.ts';
 import { authenticateSession, installSessionReplies } from './http/session-auth.ts';
+import { registerWebAppRoutes } from './http/web-app.ts';
 import { registerSessionRoutes } from './modules/auth/session-routes.ts';
 import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
   registerSessionRoutes(app);
+  registerWebAppRoutes(app);
   app.addMethodNotAllowedRoutes();
   return app;
 }

@@ -24,6 +24,8 @@ export const errors = {
     new AppError(403, { detail }),
   /** A browser-session write without the CSRF token of its cookie, or from another site (DRF's wording). */
   csrfFailed: (reason: string) => new AppError(403, { detail: `CSRF Failed: ${reason}` }),
+  /** The web app's files are missing: its build failed or never ran. */
+  webAppNotBuilt: () => new AppError(503, { detail: 'The web app is not built: run npm run build:web.' }),
   notFound: (detail = 'Not found.') => new AppError(404, { detail }),
   noMatch: (model: string) => new AppError(404, { detail: `No ${model} matches the given query.` }),
   methodNotAllowed: (method: string) => new AppError(405, { detail: `Method "${method}" not allowed.` }),

@@ -1,0 +1,105 @@
+// The web app (web/, built by Vite into web/dist): its page at `/` and at each of its own client
+// routes, and its hashed files under /assets/. Every first path segment used here is a reserved
+// username (accounts/validation.ts), so no `/{username}/…` OpenRosa path can ever mean a page of
+// the app, and the API, /o/ and /api/docs keep their own prefixes.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.ts';
+import { PROJECT_ROOT } from '../platform/project-root.ts';
+
+/** The app's client-side routes (web/src/paths.ts), in Fastify's syntax: each answers index.html. */
+export const APP_PAGES = ['/', '/login', '/register', '/projects', '/projects/*'] as const;
+
+export const WEB_DIST = join(PROJECT_ROOT, 'web/dist');
+
+// Scripts and styles come only from this server; the API is the only place the app connects to.
+const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'self'",
+].join('; ');
+
+const TYPES: Readonly<Record<string, string>> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+  json: 'application/json; charset=utf-8',
+  map: 'application/json; charset=utf-8',
+  png: 'image/png',
+  woff2: 'font/woff2',
+};
+const COMPRESSIBLE = new Set(['js', 'css', 'svg', 'json', 'map']);
+
+interface Asset {
+  readonly type: string;
+  readonly body: Buffer;
+  readonly gzip: Buffer | undefined;
+}
+
+/** Assets are named by their content hash, so one read (and one compression) serves for good. */
+const assets = new Map<string, Asset>();
+
+async function loadAsset(name: string): Promise<Asset | undefined> {
+  const found = assets.get(name);
+  if (found) return found;
+  const extension = name.slice(name.lastIndexOf('.') + 1);
+  let body: Buffer;
+  try {
+    body = await readFile(join(WEB_DIST, 'assets', name));
+  } catch {
+    return undefined;
+  }
+  const asset = { type: TYPES[extension] ?? 'application/octet-stream', body, gzip: COMPRESSIBLE.has(extension) ? gzipSync(body) : undefined };
+  assets.set(name, asset);
+  return asset;
+}
+
+function acceptsGzip(request: FastifyRequest): boolean {
+  return /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+}
+
+async function sendIndex(reply: FastifyReply): Promise<FastifyReply> {
+  let page: Buffer;
+  try {
+    page = await readFile(join(WEB_DIST, 'index.html'));
+  } catch {
+    throw errors.webAppNotBuilt();
+  }
+  return reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-cache')
+    .header('content-security-policy', PAGE_CSP)
+    .send(page);
+}
+
+export function registerWebAppRoutes(app: FastifyInstance): void {
+  for (const url of APP_PAGES) {
+    app.get(url, {
+      config: { access: 'anyone' },
+      schema: { hide: true },
+      handler: (_request, reply) => sendIndex(reply),
+    });
+  }
+
+  app.get<{ Params: { name: string } }>('/assets/:name', {
+    config: { access: 'anyone' },
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      const { name } = request.params;
+      const asset = /^[\w-][\w.-]*$/.test(name) ? await loadAsset(name) : undefined;
+      if (!asset) throw errors.notFound();
+      reply.header('content-type', asset.type).header('cache-control', 'public, max-age=31536000, immutable');
+      if (!asset.gzip) return reply.send(asset.body);
+      reply.header('vary', 'Accept-Encoding');
+      return acceptsGzip(request) ? reply.header('content-encoding', 'gzip').send(asset.gzip) : reply.send(asset.body);
+    },
+  });
+}

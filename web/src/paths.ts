@@ -1,0 +1,13 @@
+// The app's pages. The server answers index.html for each (src/http/web-app.ts, whose test checks
+// that every path here is served and starts with a name no user can take).
+export const paths = {
+  home: '/',
+  signIn: '/login',
+  register: '/register',
+  projects: '/projects',
+  project: '/projects/:id',
+} as const;
+
+export function projectPath(id: number): string {
+  return `/projects/${id}`;
+}
