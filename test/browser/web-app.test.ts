@@ -64,9 +64,16 @@ test('a person signs in, registers, creates a project, publishes forms and signs
   const profile = mkdtempSync(join(tmpdir(), 'gather-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 } });
   const failedRequests: string[] = [];
+  // Script errors and Content-Security-Policy refusals; answers the API gave (a 400 for a wrong
+  // password) are logged as "Failed to load resource" and are expected.
+  const consoleErrors: string[] = [];
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(20_000);
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) consoleErrors.push(message.text());
+    });
     page.on('requestfailed', (request) => failedRequests.push(request.url()));
     page.on('response', (response) => {
       if (!response.url().startsWith(gather)) failedRequests.push(`outside: ${response.url()}`);
@@ -154,6 +161,7 @@ test('a person signs in, registers, creates a project, publishes forms and signs
     assert.match(page.url(), /\/projects$/);
 
     assert.deepEqual(failedRequests, []);
+    assert.deepEqual(consoleErrors, []);
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
