@@ -2,7 +2,7 @@
 // real HTTP, the server's peak memory from /proc, and the one-line reports each scenario prints.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { multipart, type MultipartFile } from '../helpers.ts';
 
@@ -96,7 +96,7 @@ export function megabytes(bytes: number): string {
 export interface StreamedAnswer {
   /** The HTTP status, or 0 when the connection ended without an answer. */
   readonly status: number;
-  readonly headers: IncomingHttpHeaders;
+  /** The answer after its head, as received (not decoded). */
   readonly body: string;
   /** Body bytes the client handed to its socket before the exchange ended. */
   readonly sentBytes: number;
@@ -104,67 +104,86 @@ export interface StreamedAnswer {
   readonly error: string | undefined;
 }
 
+/** The answer's head and body once it is whole (by its Content-Length), else undefined. */
+function wholeAnswer(text: string): { status: number; body: string } | undefined {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+  const body = text.slice(end + 4);
+  if (!length || Buffer.byteLength(body, 'latin1') < Number(length[1])) return undefined;
+  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1] ?? 0), body };
+}
+
 /**
- * Sends a request whose body is produced piece by piece (never held whole), with backpressure, and
- * keeps sending after an early answer, as a hostile client would, until the body ends or the
- * server closes the connection. Without `contentLength` the body goes chunked.
+ * Sends a request over a raw socket, its body produced piece by piece (never held whole) with
+ * backpressure, and goes on sending after an early answer, as a hostile client would, until the
+ * body ends or the server closes the connection; whatever the server answered is read throughout,
+ * so an answer sent before a reset is not lost. Without `contentLength` the body goes chunked.
  */
 export function streamRequest(url: string, options: { method?: string; headers?: Record<string, string>; contentLength?: number; body: Iterable<Buffer> | AsyncIterable<Buffer> }): Promise<StreamedAnswer> {
+  const target = new URL(url);
+  const chunked = options.contentLength === undefined;
+  const lines = [`${options.method ?? 'POST'} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`, 'Connection: close'];
+  lines.push(chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${options.contentLength}`);
+  for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`${name}: ${value}`);
   return new Promise((resolve) => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.contentLength !== undefined) headers['content-length'] = String(options.contentLength);
-    const req = httpRequest(url, { method: options.method ?? 'POST', headers, agent: false });
+    let received = '';
     let sentBytes = 0;
-    let status = 0;
-    let responseHeaders: IncomingHttpHeaders = {};
-    let body = '';
     let error: string | undefined;
     let closed = false;
     let settled = false;
     const settle = (): void => {
       if (settled) return;
       settled = true;
-      resolve({ status, headers: responseHeaders, body, sentBytes, error });
-    };
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      responseHeaders = res.headers;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        // An answer before the whole body was sent: stop once the server closes the connection.
-        if (!req.writableFinished) req.destroy();
-        settle();
+      closed = true;
+      socket.destroy();
+      const whole = wholeAnswer(received);
+      const end = received.indexOf('\r\n\r\n');
+      resolve({
+        status: whole?.status ?? Number(/^HTTP\/1\.1 (\d{3}) /.exec(received)?.[1] ?? 0),
+        body: whole?.body ?? (end < 0 ? '' : received.slice(end + 4)),
+        sentBytes,
+        error,
       });
-      res.on('error', settle);
-    });
-    req.on('error', (err) => {
-      error = (err as NodeJS.ErrnoException).code ?? err.message;
+    };
+    const socket = connect(Number(target.port), target.hostname);
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      error ??= err.code ?? err.message;
       closed = true;
-      // An answer may still be on its way in when the socket was reset by the server.
-      setTimeout(settle, 200);
     });
-    req.on('close', () => {
-      closed = true;
-      setTimeout(settle, 200);
-    });
-    void (async () => {
-      for await (const chunk of options.body) {
-        if (closed || req.destroyed) return;
-        sentBytes += chunk.byteLength;
-        if (!req.write(chunk)) {
-          await new Promise<void>((drained) => {
-            const done = (): void => {
-              req.off('drain', done);
-              req.off('close', done);
-              drained();
-            };
-            req.on('drain', done);
-            req.on('close', done);
-          });
-        }
+    socket.on('close', settle);
+    const write = async (bytes: Buffer | string): Promise<void> => {
+      // Node drops the socket, and an answer already received but not yet read, on a failed write:
+      // letting pending reads run before each write keeps an answer sent just before a reset.
+      await new Promise((r) => setImmediate(r));
+      if (closed || socket.destroyed) return;
+      if (!socket.write(bytes)) {
+        await new Promise<void>((drained) => {
+          const done = (): void => {
+            socket.off('drain', done);
+            socket.off('close', done);
+            drained();
+          };
+          socket.on('drain', done);
+          socket.on('close', done);
+        });
       }
-      if (!closed && !req.destroyed) req.end();
-    })();
+    };
+    socket.once('connect', () => {
+      void (async () => {
+        await write(`${lines.join('\r\n')}\r\n\r\n`);
+        for await (const chunk of options.body) {
+          if (closed || socket.destroyed) return;
+          sentBytes += chunk.byteLength;
+          await write(chunked ? Buffer.concat([Buffer.from(`${chunk.byteLength.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk);
+        }
+        if (chunked) await write('0\r\n\r\n');
+        // The whole body is sent: wait for the answer, then hang up.
+        const deadline = Date.now() + 120_000;
+        while (!closed && !wholeAnswer(received) && Date.now() < deadline) await sleep(20);
+        settle();
+      })();
+    });
   });
 }

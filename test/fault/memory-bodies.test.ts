@@ -1,0 +1,208 @@
+// Fault suite, hostile bodies from anonymous clients against a server process: 1 GB of file parts
+// streamed as fast as the server takes them (chunked) to /submission and to /{username}/submission
+// (an owner who does not require authentication), a huge declared Content-Length, and slow bodies
+// (a stall, a steady trickle, and a hundred of them at once) under small time limits. Each is
+// refused or cut off, stores nothing, and raises the server process's peak resident memory by at
+// most 64 MB.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { formFile } from '../fixtures/forms.ts';
+import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+import { createServerStorage, type ServerProcess, type ServerStorage } from '../server-process.ts';
+import { MB, megabytes, peakRise, postMultipart, publish, records, registerUser, streamRequest, type StreamedAnswer } from './harness.ts';
+
+const ANONYMOUS_LIMIT = 64 * MB;
+const HOSTILE_BYTES = 1024 * MB;
+const PART_BYTES = 8 * MB;
+/** Small limits for the slow bodies, so that they are cut off within seconds. */
+const SLOW_ENV = { BODY_IDLE_TIMEOUT: '2', REQUEST_TIMEOUT: '8' };
+
+let storage: ServerStorage;
+let server: ServerProcess | undefined;
+let auth = '';
+let formId = 0;
+const rows: string[] = [];
+
+before(async () => {
+  storage = await createServerStorage();
+  server = await storage.start();
+  auth = await registerUser(server.baseUrl, 'bob');
+  formId = await publish(server.baseUrl, auth, formFile(HOUSEHOLD_CSV, 'household.csv'));
+  // One real submission first, so that what the route loads once is not counted.
+  const warm = await postMultipart(server.baseUrl, '/bob/submission', undefined, [
+    { name: 'xml_submission_file', fileName: 'submission.xml', content: householdXml({ uuid: 'c0ffee00-0000-4000-8000-000000000000' }), contentType: 'text/xml' },
+  ]);
+  assert.equal(warm.status, 201, await warm.text());
+});
+after(async () => {
+  await server?.kill();
+  await storage?.remove();
+  if (rows.length) console.log(rows.join('\n'));
+});
+
+function running(): ServerProcess {
+  assert.ok(server, 'the server is running');
+  return server;
+}
+
+function pid(): number {
+  const id = running().child.pid;
+  assert.ok(id, 'the server process has a pid');
+  return id;
+}
+
+function record(input: string, answer: string, riseBytes: number): void {
+  const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite';
+  rows.push(`fault memory [${database}] peak memory +${megabytes(riseBytes)} (limit ${megabytes(ANONYMOUS_LIMIT)}), ${input}: ${answer}`);
+}
+
+/** The message of an OpenRosa or JSON answer, on one line. */
+function brief(body: string): string {
+  const message = /<message[^>]*>([^<]*)<\/message>/.exec(body)?.[1] ?? /"detail":"([^"]*)"/.exec(body)?.[1];
+  return message ?? body.replace(/\s+/g, ' ').slice(0, 120);
+}
+
+async function storedCount(): Promise<number> {
+  return (await records<{ _id: number }>(running().baseUrl, auth, formId, ['_id'])).length;
+}
+
+/** A submission's multipart body: the instance, then file parts of zeros up to `totalBytes`, produced as sent. */
+function* hostileSubmission(boundary: string, totalBytes: number): Generator<Buffer> {
+  const xml = householdXml({ uuid: 'deadbeef-0000-4000-8000-000000000000', photo: 'photo0.jpg' });
+  yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="xml_submission_file"; filename="submission.xml"\r\nContent-Type: text/xml\r\n\r\n${xml}`);
+  const part = Buffer.alloc(PART_BYTES);
+  for (let sent = 0, i = 0; sent < totalBytes; sent += PART_BYTES, i++) {
+    yield Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="photo${i}.jpg"; filename="photo${i}.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    for (let offset = 0; offset < PART_BYTES; offset += 64 * 1024) yield part.subarray(offset, offset + 64 * 1024);
+  }
+  yield Buffer.from(`\r\n--${boundary}--\r\n`);
+}
+
+/**
+ * The server's refusal: its answer, or, when it closed the connection while the client was still
+ * sending, a reset. A server closing a connection with unread bytes resets it, and a client still
+ * writing then loses the answer already on its way (curl, reading as it sends, shows it; node's
+ * socket does not always): the reset before the body's end is then the refusal.
+ */
+function assertRefused(result: StreamedAnswer, expected: number, bodyBytes: number): void {
+  if (result.status !== 0) {
+    assert.equal(result.status, expected, result.body);
+    return;
+  }
+  assert.ok(result.error === 'EPIPE' || result.error === 'ECONNRESET', `no answer and no reset: ${result.error ?? 'the connection closed'}`);
+  assert.ok(result.sentBytes < bodyBytes, `the connection was cut before the body ended (${megabytes(result.sentBytes)} sent)`);
+}
+
+describe('oversized bodies, default limits', () => {
+  for (const [path, expected] of [
+    ['/submission', 401],
+    ['/bob/submission', 413],
+  ] as const) {
+    test(`an anonymous chunked 1 GB of file parts to ${path} is refused (${expected}) within 64 MB`, { timeout: 300_000 }, async () => {
+      const before = await storedCount();
+      const boundary = `----fault${randomBytes(8).toString('hex')}`;
+      const { result, riseBytes } = await peakRise(pid(), () =>
+        streamRequest(`${running().baseUrl}${path}`, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: hostileSubmission(boundary, HOSTILE_BYTES) }),
+      );
+      record(`anonymous chunked ${megabytes(HOSTILE_BYTES)} of file parts, POST ${path}`, `${result.status} ${brief(result.body)} after ${megabytes(result.sentBytes)} sent${result.error ? ` (${result.error})` : ''}`, riseBytes);
+      assertRefused(result, expected, HOSTILE_BYTES);
+      assert.ok(riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(riseBytes)}`);
+      assert.equal(await storedCount(), before, 'nothing was stored');
+    });
+  }
+
+  test('an anonymous request declaring a 1 TB body is refused (413) within 64 MB', { timeout: 300_000 }, async () => {
+    const boundary = `----fault${randomBytes(8).toString('hex')}`;
+    const declared = 1024 * 1024 * MB;
+    // Sends at most 256 MB of the declared terabyte, as fast as the server takes it.
+    async function* body(): AsyncGenerator<Buffer> {
+      let sent = 0;
+      for (const chunk of hostileSubmission(boundary, 256 * MB)) {
+        sent += chunk.byteLength;
+        if (sent > 256 * MB) return;
+        yield chunk;
+      }
+    }
+    const { result, riseBytes } = await peakRise(pid(), () =>
+      streamRequest(`${running().baseUrl}/bob/submission`, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, contentLength: declared, body: body() }),
+    );
+    record('anonymous Content-Length of 1 TB, POST /bob/submission', `${result.status} ${brief(result.body)} after ${megabytes(result.sentBytes)} sent${result.error ? ` (${result.error})` : ''}`, riseBytes);
+    assertRefused(result, 413, 256 * MB);
+    assert.ok(riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(riseBytes)}`);
+  });
+});
+
+interface SlowOutcome {
+  readonly status: number;
+  readonly sentBytes: number;
+}
+
+/**
+ * Sends a multipart submission's head, then `bytesPerStep` bytes every `gapMs` until the server
+ * answers or closes the connection; answers the status (0: closed without an answer).
+ */
+function slowSubmission(baseUrl: string, bytesPerStep: number, gapMs: number): Promise<SlowOutcome> {
+  const { port, hostname } = new URL(baseUrl);
+  const boundary = `----fault${randomBytes(8).toString('hex')}`;
+  const head =
+    `POST /bob/submission HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${10 * MB}\r\nConnection: close\r\n\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="xml_submission_file"; filename="submission.xml"\r\nContent-Type: text/xml\r\n\r\n`;
+  return new Promise((resolve) => {
+    let answer = '';
+    let sentBytes = 0;
+    let open = true;
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(head);
+      void (async () => {
+        while (open) {
+          await sleep(gapMs);
+          if (!open || socket.destroyed) return;
+          socket.write('<'.repeat(bytesPerStep));
+          sentBytes += bytesPerStep;
+        }
+      })();
+    });
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const done = (): void => {
+      open = false;
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0), sentBytes });
+    };
+    socket.on('error', done);
+    socket.on('close', done);
+  });
+}
+
+describe(`slow bodies (BODY_IDLE_TIMEOUT ${SLOW_ENV.BODY_IDLE_TIMEOUT} s, REQUEST_TIMEOUT ${SLOW_ENV.REQUEST_TIMEOUT} s)`, () => {
+  before(async () => {
+    await running().stop();
+    server = await storage.start(SLOW_ENV);
+  });
+
+  test('a body that stalls (a byte every 4 s) is answered 408 and cut off', { timeout: 120_000 }, async () => {
+    const { result, riseBytes } = await peakRise(pid(), () => slowSubmission(running().baseUrl, 1, 4_000));
+    record('anonymous body sending a byte every 4 s, POST /bob/submission', `${result.status} after ${result.sentBytes} bytes`, riseBytes);
+    assert.equal(result.status, 408);
+  });
+
+  test('a body trickling a few bytes a second is answered 408 once the whole request took too long', { timeout: 120_000 }, async () => {
+    const { result, riseBytes } = await peakRise(pid(), () => slowSubmission(running().baseUrl, 2, 500));
+    record('anonymous body sending 4 bytes a second, POST /bob/submission', `${result.status} after ${result.sentBytes} bytes`, riseBytes);
+    assert.equal(result.status, 408);
+  });
+
+  test('a hundred slow bodies at once are all cut off within 64 MB', { timeout: 180_000 }, async () => {
+    const before = await storedCount();
+    const { result, riseBytes } = await peakRise(pid(), () =>
+      Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? slowSubmission(running().baseUrl, 1, 4_000) : slowSubmission(running().baseUrl, 2, 500)))),
+    );
+    const statuses = new Map<number, number>();
+    for (const outcome of result) statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+    record('100 anonymous slow bodies at once (stalling and trickling), POST /bob/submission', [...statuses].map(([code, n]) => `${n}× ${code}`).join(', '), riseBytes);
+    assert.deepEqual([...statuses], [[408, 100]]);
+    assert.ok(riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(riseBytes)}`);
+    assert.equal(await storedCount(), before, 'nothing was stored');
+  });
+});
