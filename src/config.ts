@@ -23,6 +23,7 @@ export interface Config {
   readonly uploadLimitBytes: number;
   /** Largest OpenRosa submission request (instance and files together), announced to devices. */
   readonly submissionLimitBytes: number;
+  readonly instanceLimitBytes: number;
   /** Time allowed to receive a request's headers. */
   readonly headersTimeoutMs: number;
   /** Longest pause allowed in an incoming request body before the request is answered 408. */
@@ -78,6 +79,7 @@ export const SETTINGS = [
   ['CACHE_CONTROL_MAX_AGE', '30', 'max-age in seconds on cacheable GET responses'],
   ['BODY_LIMIT', '1048576', 'largest JSON or form body in bytes'],
   ['UPLOAD_LIMIT', '104857600', 'largest uploaded file in bytes'],
+  ['INSTANCE_LIMIT', '5242880', 'largest submitted instance (xml_submission_file) in bytes'],
   ['SUBMISSION_LIMIT', '(twice UPLOAD_LIMIT)', 'largest OpenRosa submission request in bytes, files and instance together (devices split larger ones)'],
   ['HEADERS_TIMEOUT', '30', 'seconds allowed to receive a request\'s headers'],
   ['BODY_IDLE_TIMEOUT', '60', 'seconds a request body may pause (no byte arriving) before the request is answered 408'],
@@ -166,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadLimitBytes: integer(env, 'UPLOAD_LIMIT', 104_857_600),
     // One largest file beside one largest instance.
     submissionLimitBytes: integer(env, 'SUBMISSION_LIMIT', 2 * integer(env, 'UPLOAD_LIMIT', 104_857_600)),
+    // An instance is parsed in memory: 5 MB (about 100,000 answers) costs about 40 MB to parse,
+    // which keeps an open account's anonymous submissions within the memory they may raise.
+    instanceLimitBytes: integer(env, 'INSTANCE_LIMIT', 5_242_880),
     ...timeouts(env),
     importAsyncThresholdBytes: integer(env, 'IMPORT_ASYNC_THRESHOLD', 100_000),
     logLevel: env['LOG_LEVEL'] || 'info',

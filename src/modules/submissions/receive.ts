@@ -263,7 +263,7 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
  */
 async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload, status: string, access: SubmissionAccess, recheck: boolean): Promise<SubmissionOutcome | undefined> {
   const { form } = access;
-  const parsed = parseInstance(xml, await schemaOf(ctx.db, form), { maxBytes: ctx.config.uploadLimitBytes });
+  const parsed = parseInstance(xml, await schemaOf(ctx.db, form), { maxBytes: ctx.config.instanceLimitBytes });
   if (!parsed.ok) throw errors.badRequest(parsed.error);
   const { record, meta } = parsed;
   if (form.encrypted && !meta.encrypted) throw errors.badRequest('Unencrypted submissions are not allowed for encrypted forms.');

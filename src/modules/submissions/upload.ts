@@ -156,7 +156,7 @@ async function wholeBody(request: FastifyRequest, length: number): Promise<Buffe
 }
 
 /** A small multipart body (the usual submission: one XML file, perhaps a photo), split in memory. */
-async function readSmallUpload(request: FastifyRequest, boundary: string, length: number, maxFileBytes: number): Promise<SubmissionUpload> {
+async function readSmallUpload(request: FastifyRequest, boundary: string, length: number, maxFileBytes: number, maxInstanceBytes: number): Promise<SubmissionUpload> {
   const parts = splitMultipart(await wholeBody(request, length), boundary);
   if (!parts) throw errors.badRequest('The multipart body is malformed.');
   const upload: SubmissionUpload = { xml: undefined, media: [] };
@@ -169,7 +169,8 @@ async function readSmallUpload(request: FastifyRequest, boundary: string, length
     }
     if (++files > MAX_FILES) throw errors.tooManyParts();
     const fileName = part.filename ?? '';
-    if (part.data.byteLength > maxFileBytes) throw errors.fileTooLarge(fileName, maxFileBytes);
+    const limit = part.name === 'xml_submission_file' ? maxInstanceBytes : maxFileBytes;
+    if (part.data.byteLength > limit) throw errors.fileTooLarge(fileName, limit);
     const bytes = part.data;
     if (part.name === 'xml_submission_file') upload.xml = bytes;
     else upload.media.push({ name: fileName, contentType: contentTypeOf(fileName, part.mimetype), size: bytes.byteLength, read: async () => bytes });
@@ -220,7 +221,7 @@ async function spoolPart(parts: MultipartStream, spool: Spool, fileName: string,
  * more memory than a small one.
  */
 async function admitInstancePart(ctx: RequestContext, target: SubmissionTarget, parts: MultipartStream, spool: Spool, fileName: string): Promise<AdmittedInstance> {
-  const maxBytes = ctx.config.uploadLimitBytes;
+  const maxBytes = ctx.config.instanceLimitBytes;
   const pieces: Buffer[] = [];
   let size = 0;
   let spooled: { file: SpoolFile; head: Buffer; formhub: FormhubScan } | undefined;
@@ -296,7 +297,7 @@ export async function withSubmissionUpload<T>(ctx: RequestContext, request: Fast
   const boundary = multipartBoundary(String(request.headers['content-type'] ?? ''));
   if (!boundary) throw errors.parseError('Multipart form parse error - Multipart: Boundary not found');
   if (length !== undefined && Number.isInteger(length) && length > 0 && length <= IN_MEMORY_BODY_BYTES) {
-    return use(await readSmallUpload(request, boundary, length, ctx.config.uploadLimitBytes));
+    return use(await readSmallUpload(request, boundary, length, ctx.config.uploadLimitBytes, ctx.config.instanceLimitBytes));
   }
   const spool = new Spool(ctx.config.dataDir);
   try {
