@@ -417,12 +417,16 @@ describe('token errors (RFC 6749 §5.2)', () => {
     const code = await codeFor();
     const wrong = await exchange(code, { redirect_uri: 'http://127.0.0.1:9/cb' });
     assert.equal(wrong.statusCode, 400);
-    // django-oauth-toolkit (oauthlib) and the library both answer invalid_request "mismatching redirect URI"
-    assert.equal(wrong.json().error, 'invalid_request');
+    // django-oauth-toolkit (oauthlib) answers invalid_request "mismatching redirect URI"; RFC 6749
+    // §5.2 makes a grant whose redirect_uri "does not match the redirection URI used in the
+    // authorization request" invalid_grant, which is what a standard client library expects.
+    assert.equal(wrong.json().error, 'invalid_grant');
     assert.match(wrong.json().error_description, /redirect_uri/);
     assert.equal((await exchange(code)).json().error, 'invalid_grant');
+    // Leaving out a parameter the request needs stays invalid_request.
     const missing = await exchange(await codeFor(), { redirect_uri: '' });
     assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().error, 'invalid_request');
   });
 
   test('codes are short-lived: after 60 s the exchange is invalid_grant', async () => {

@@ -187,6 +187,8 @@ export interface ClientRequest {
 }
 
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** The library's message when a token request's redirect_uri differs from the code's (oauth.test.ts holds it to it). */
+const REDIRECT_MISMATCH = 'Invalid request: `redirect_uri` is invalid';
 
 /** POST /o/token: authorization_code and refresh_token grants, by the library. */
 export async function issueToken(deps: AppDeps, request: ClientRequest): Promise<EndpointResult> {
@@ -223,7 +225,11 @@ export async function issueToken(deps: AppDeps, request: ClientRequest): Promise
   } catch (error) {
     rethrowServerError(error);
     const failure = error as OAuth2Server.OAuthError;
-    return oauthError(failure.code, failure.name, failure.message, response.get('www-authenticate') !== undefined);
+    // A redirect_uri other than the one the code was issued for makes the grant itself invalid
+    // (RFC 6749 §5.2: it "does not match the redirection URI used in the authorization
+    // request"); the library calls that invalid_request.
+    const name = failure.message === REDIRECT_MISMATCH ? 'invalid_grant' : failure.name;
+    return oauthError(failure.code, name, failure.message, response.get('www-authenticate') !== undefined);
   }
 }
 
