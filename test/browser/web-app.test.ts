@@ -1,8 +1,8 @@
 // The web app in a real browser: headless Chromium (Debian's `chromium`) driven by playwright-core,
 // finding every element by its role and accessible name. A person signs in (first with a wrong
 // password), registers, creates a project, publishes a form and a broken one, sees projects of
-// their own and shared with them, and signs out. Screenshots of the projects page at desktop and
-// tablet width are written to test-results/screenshots/ for a reviewer to look at.
+// their own and shared with them, and signs out. Screenshots (the projects page at desktop and
+// tablet width, a project, the two errors) go to test-results/screenshots/ for a reviewer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,6 +90,8 @@ test('a person signs in, registers, creates a project, publishes forms and signs
     await wrong.waitFor();
     assert.equal((await wrong.textContent())?.trim(), 'Invalid username/password.');
     assert.equal(await page.getByLabel('Username or e-mail').getAttribute('aria-invalid'), 'true');
+    await screenshot(page, 'sign-in-error-tablet.png', 768, 1024);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // A new person registers and lands on their (empty) projects page, signed in.
     await page.getByRole('link', { name: 'Create an account' }).click();
@@ -127,6 +129,8 @@ test('a person signs in, registers, creates a project, publishes forms and signs
     await refusal.waitFor();
     assert.match((await refusal.textContent()) ?? '', /could not be published[\s\S]*Unknown question type 'selekt_one colours'/);
     assert.equal(await forms.getByRole('row').count(), 2);
+    await screenshot(page, 'project-publish-error-tablet.png', 768, 1024);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // Her projects, and the one shared with her, at desktop and tablet width.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
