@@ -78,6 +78,17 @@ describe('POST /api/v1/forms', () => {
     assert.match(res.json().version, /^\d{12}$/);
   });
 
+  test('a refused publish leaves nothing behind: no default project for a new account', async () => {
+    const carol = await createUser(server.app, 'carol');
+    const garbage = multipart({}, [{ name: 'xls_file', fileName: 'broken.xlsx', content: 'this is not a spreadsheet' }]);
+    const broken = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: garbage.payload, headers: { ...carol.auth, ...garbage.headers } });
+    assert.equal(broken.statusCode, 400, broken.body);
+    const projects = async () => (await server.app.inject({ method: 'GET', url: '/api/v1/projects', headers: carol.auth })).json() as Array<{ name: string }>;
+    assert.deepEqual(await projects(), []);
+    assert.equal((await publish(carol, csvForm({ id: 'carols' }))).statusCode, 201);
+    assert.deepEqual((await projects()).map((p) => p.name), ["carol's Project"]);
+  });
+
   test('errors: unknown owner, someone else’s account, no file, a broken file, a bad id, anonymous', async () => {
     const anon = await publish(bob, csvForm(), { owner: 'Anon' });
     assert.equal(anon.statusCode, 400);

@@ -9,7 +9,6 @@ import { findActiveUserById } from '../accounts/repository.ts';
 import { getBlob, putBlob } from '../blobs/repository.ts';
 import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
 import type { JobContext } from '../../jobs/registry.ts';
-import { defaultProjectOf } from '../projects/service.ts';
 import * as repo from './repository.ts';
 import { publishNewForm } from './publish.ts';
 import { formDetail, loadVisibleForm, projectToPublishInto, publishTarget, softDeleteFormWithExports } from './service.ts';
@@ -109,7 +108,7 @@ export async function runPublishJob(job: JobContext, payload: PublishPayload): P
   const blob = await getBlob(ctx.db, payload.blob);
   if (!owner || !creator || !blob) throw new Error('The account or the uploaded file no longer exists.');
   try {
-    const projectId = payload.projectId ?? (await defaultProjectOf(ctx, owner));
+    const projectId = payload.projectId ?? undefined;
     const { formId } = await publishNewForm(ctx, {
       source: { fileName: payload.fileName, bytes: blob.data, contentType: payload.contentType },
       owner,

@@ -9,6 +9,7 @@ import type { DbOrTx } from '../../platform/db.ts';
 import type { UserRow } from '../accounts/repository.ts';
 import { putBlob } from '../blobs/repository.ts';
 import { listProjectMembers, findLiveProject } from '../projects/repository.ts';
+import { defaultProjectIn } from '../projects/service.ts';
 import * as repo from './repository.ts';
 import { grantFormRole } from './grants.ts';
 import { stampXForm } from './xform-stamp.ts';
@@ -93,7 +94,8 @@ async function applyProjectRoles(trx: DbOrTx, formId: number, projectId: number,
 export interface PublishRequest {
   source: FormSource;
   owner: UserRow;
-  projectId: number;
+  /** undefined: the owner's default project, made in the publish's transaction if missing. */
+  projectId: number | undefined;
   createdBy: UserRow;
   /** Already converted (clone, async publish); converted here otherwise. */
   converted?: ConvertSuccess;
@@ -106,8 +108,9 @@ export async function publishNewForm(ctx: RequestContext, request: PublishReques
   const uuid = randomUUID().replace(/-/g, '');
   const xml = stampXForm(result.xform, uuid, version);
   return ctx.db.transaction().execute(async (trx) => {
-    const project = await findLiveProject(trx, request.projectId);
-    if (!project) throw errors.validation({ project: [`Project with id '${request.projectId}' does not exist.`] });
+    const projectId = request.projectId ?? (await defaultProjectIn(trx, request.owner, now));
+    const project = await findLiveProject(trx, projectId);
+    if (!project) throw errors.validation({ project: [`Project with id '${projectId}' does not exist.`] });
     await repo.lockOwnerForms(trx, request.owner.id);
     const idString = await uniqueIdString(trx, request.owner.id, result.idString);
     const blob = await putBlob(trx, request.source.bytes, request.source.contentType);

@@ -23,7 +23,7 @@ import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
 import { getBlob } from '../blobs/repository.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
-import { defaultProjectOf, parseObjectId } from '../projects/service.ts';
+import { parseObjectId } from '../projects/service.ts';
 import { findLiveProject, projectRoleOf } from '../projects/repository.ts';
 import { orgRoleFor } from '../orgs/service.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
@@ -160,7 +160,7 @@ export async function publishForm(ctx: RequestContext, body: ParsedBody): Promis
   const owner = await publishTarget(ctx, body.fields['owner']);
   const source = await sourceFromRequest(ctx, body);
   if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
-  const projectId = (await projectToPublishInto(ctx, body.fields['project'])) ?? (await defaultProjectOf(ctx, owner));
+  const projectId = await projectToPublishInto(ctx, body.fields['project']);
   const { formId, idStringChanged } = await publishNewForm(ctx, { source, owner, projectId, createdBy: actor });
   return { ...(await formDetail(ctx, formId)), has_id_string_changed: idStringChanged };
 }
@@ -429,7 +429,7 @@ export async function cloneForm(ctx: RequestContext, rawId: string, payload: Pay
     source,
     converted,
     owner: target,
-    projectId: projectId ?? (await defaultProjectOf(ctx, target)),
+    projectId,
     createdBy: target,
   });
   return formDetail(ctx, formId);

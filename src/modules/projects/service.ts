@@ -1,5 +1,6 @@
 // Project use cases: create, list, read, update, delete, share, labels and stars.
 import type { RequestContext } from '../../context.ts';
+import type { DbOrTx } from '../../platform/db.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import {
   canAddToAccount,
@@ -168,20 +169,23 @@ async function mustFind(ctx: RequestContext, id: number): Promise<repo.ProjectRo
   return project;
 }
 
-/** The account's default project, "<username>'s Project", created when missing. */
-export async function defaultProjectOf(ctx: RequestContext, owner: UserRow): Promise<number> {
-  const name = `${owner.username}'s Project`;
-  const existing = await repo.findDefaultProject(ctx.db, owner.id, name);
+/**
+ * The account's default project, "<username>'s Project", created when missing inside the caller's
+ * transaction (a publish's): a publish that fails leaves no project behind.
+ */
+export async function defaultProjectIn(trx: DbOrTx, owner: UserRow, now: Date): Promise<number> {
+  const name = defaultProjectName(owner);
+  await repo.lockDefaultProject(trx, owner.id);
+  const existing = await repo.findDefaultProject(trx, owner.id, name);
   if (existing !== undefined) return existing;
-  return ctx.db.transaction().execute(async (trx) => {
-    await repo.lockDefaultProject(trx, owner.id);
-    const again = await repo.findDefaultProject(trx, owner.id, name);
-    if (again !== undefined) return again;
-    const id = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: owner.id, metadata: {}, shared: false, now: ctx.clock.now() });
-    await repo.setProjectRole(trx, id, owner.id, 'owner');
-    await grantOrgOwners(trx, owner.id, id);
-    return id;
-  });
+  const id = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: owner.id, metadata: {}, shared: false, now });
+  await repo.setProjectRole(trx, id, owner.id, 'owner');
+  await grantOrgOwners(trx, owner.id, id);
+  return id;
+}
+
+function defaultProjectName(owner: UserRow): string {
+  return `${owner.username}'s Project`;
 }
 
 // ---------------------------------------------------------------- list and read
