@@ -57,6 +57,13 @@ export interface TokenTable {
   created_at: DefaultedTimestamp;
 }
 
+export interface BrowserSessionsTable {
+  key_hash: Uint8Array;
+  user_id: number;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface LoginFailuresTable {
   key: string;
   failures: number;
@@ -340,6 +347,7 @@ export interface Schema {
   password_history: PasswordHistoryTable;
   api_tokens: TokenTable;
   temp_tokens: TokenTable;
+  browser_sessions: BrowserSessionsTable;
   login_failures: LoginFailuresTable;
   schema_migrations: SchemaMigrationsTable;
   projects: ProjectsTable;

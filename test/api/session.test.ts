@@ -169,6 +169,21 @@ describe('the session cookie as an authentication scheme', () => {
     assert.equal(session.json<{ user: unknown }>().user, null);
   });
 
+  test('signing out ends the session itself: a copy of the cookie taken before works no more', async () => {
+    const client = await signedIn(alice);
+    const copy = client.cookies.get('gather_session') ?? '';
+    const replay = () => server.app.inject({ method: 'GET', url: '/api/v1/user', headers: { cookie: `gather_session=${copy}` } });
+    assert.equal((await replay()).statusCode, 200);
+    const other = await signedIn(alice);
+    assert.equal((await client.request('DELETE', '/api/v1/session', { headers: { origin: ORIGIN } })).statusCode, 204);
+    assert.equal((await replay()).statusCode, 401);
+    // Only that session ends: the same user's other browser stays signed in.
+    assert.equal((await other.request('GET', '/api/v1/user')).statusCode, 200);
+    // The database keeps no session key, only its hash.
+    const rows = await server.deps.db.selectFrom('browser_sessions').select(['key_hash']).execute();
+    assert.ok(rows.every((r) => r.key_hash.byteLength === 32));
+  });
+
   test('a forged or expired cookie authenticates nobody', async () => {
     const client = await signedIn(alice);
     const sealed = client.cookies.get('gather_session') ?? '';

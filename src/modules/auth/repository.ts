@@ -76,3 +76,25 @@ export async function recordLoginFailure(
 export async function clearLoginFailures(db: DbOrTx, key: string): Promise<void> {
   await db.deleteFrom('login_failures').where('key', '=', key).execute();
 }
+
+/** Keeps a browser session (its key's hash), dropping the user's sessions that have expired. */
+export async function insertBrowserSession(db: DbOrTx, session: { key_hash: Uint8Array; user_id: number; created_at: Date; expires_at: Date }): Promise<void> {
+  await db.deleteFrom('browser_sessions').where('user_id', '=', session.user_id).where('expires_at', '<=', session.created_at).execute();
+  await db.insertInto('browser_sessions').values(session).execute();
+}
+
+/** The active user of a live browser session. */
+export async function findBrowserSessionUser(db: DbOrTx, keyHash: Uint8Array, now: Date): Promise<Selectable<UsersTable> | undefined> {
+  return db
+    .selectFrom('browser_sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('u')
+    .where('s.key_hash', '=', keyHash)
+    .where('s.expires_at', '>', now)
+    .where('u.is_active', '=', true)
+    .executeTakeFirst();
+}
+
+export async function deleteBrowserSession(db: DbOrTx, keyHash: Uint8Array): Promise<void> {
+  await db.deleteFrom('browser_sessions').where('key_hash', '=', keyHash).execute();
+}

@@ -7,8 +7,8 @@ import { errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/principal.ts';
 import type { UserRow } from '../accounts/repository.ts';
 import { userToApi } from '../accounts/to-api.ts';
-import { clearSessionCookie, csrfToken, setSessionCookie } from '../oauth/cookies.ts';
-import { signIn } from '../oauth/service.ts';
+import { clearSessionCookie, csrfToken, sessionCookie, setSessionCookie } from '../oauth/cookies.ts';
+import { signIn, signOut } from '../oauth/service.ts';
 import { checkCsrf } from '../../http/session-auth.ts';
 
 const SessionUser = Type.Object({ id: Type.Integer(), username: Type.String(), first_name: Type.String(), last_name: Type.String() });
@@ -78,6 +78,7 @@ export function registerSessionRoutes(app: FastifyInstance): void {
     schema: { tags: ['session'], summary: 'Sign out: clears the session cookie', description: COOKIE_NOTE },
     handler: async (request, reply) => {
       checkCsrf(attemptOf(request));
+      await signOut(request.ctx, sessionCookie(request));
       clearSessionCookie(request, reply);
       return reply.code(204).header('cache-control', 'no-store').send();
     },

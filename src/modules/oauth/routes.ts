@@ -8,7 +8,7 @@ import type { UserRow } from '../accounts/repository.ts';
 import { clearSessionCookie, csrfToken, csrfValid, sessionCookie, setSessionCookie } from './cookies.ts';
 import { checkAuthorizationRequest, decideAuthorization, issueToken, readParams, revokeToken, type AuthorizationCheck, type EndpointResult } from './grants.ts';
 import { applicationsPage, consentPage, errorPage, loginPage, registeredPage, registerPage } from './pages.ts';
-import { deleteApplication, listApplications, registerApplication, sessionUser, signIn, type ApplicationForm } from './service.ts';
+import { deleteApplication, listApplications, registerApplication, sessionUser, signIn, signOut, type ApplicationForm } from './service.ts';
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 const HOME = '/o/applications/';
@@ -113,6 +113,7 @@ export function registerOAuthRoutes(app: FastifyInstance): void {
     ...page,
     handler: async (request, reply) => {
       if (!csrfValid(request, field(request.body, 'csrf_token'))) return csrfFailed(reply);
+      await signOut(request.ctx, sessionCookie(request));
       clearSessionCookie(request, reply);
       return redirect(reply, '/o/login/', 303);
     },

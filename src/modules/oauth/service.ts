@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../context.ts';
 import { sha256 } from '../../platform/secrets.ts';
-import { findActiveUserById, type UserRow } from '../accounts/repository.ts';
+import type { UserRow } from '../accounts/repository.ts';
+import { deleteBrowserSession, findBrowserSessionUser, insertBrowserSession } from '../auth/repository.ts';
 import { checkPassword } from '../auth/service.ts';
 import {
   deleteApplicationOfUser,
@@ -19,6 +20,8 @@ import {
 export const SESSION_SECONDS = 12 * 3600;
 
 interface SessionPayload {
+  /** the session's random key (the server keeps its SHA-256: browser_sessions) */
+  k: string;
   /** user id */
   u: number;
   /** fingerprint of the password hash: a password change ends every session */
@@ -40,21 +43,27 @@ export type SignIn =
 export async function signIn(deps: AppDeps, login: string, password: string, ip: string): Promise<SignIn> {
   const result = await checkPassword(deps, login, password, ip);
   if (!result.ok) return result;
-  const payload: SessionPayload = {
-    u: result.user.id,
-    p: passwordFingerprint(result.user),
-    e: Math.floor(deps.clock.now().getTime() / 1000) + SESSION_SECONDS,
-  };
+  const now = deps.clock.now();
+  const expires = Math.floor(now.getTime() / 1000) + SESSION_SECONDS;
+  const key = randomBytes(32).toString('base64url');
+  await insertBrowserSession(deps.db, { key_hash: sha256(key), user_id: result.user.id, created_at: now, expires_at: new Date(expires * 1000) });
+  const payload: SessionPayload = { k: key, u: result.user.id, p: passwordFingerprint(result.user), e: expires };
   return { ok: true, user: result.user, session: deps.sealer.seal(JSON.stringify(payload)) };
+}
+
+/** Ends the session of a cookie, wherever the cookie was copied (a bad or stale one: nothing to end). */
+export async function signOut(deps: AppDeps, sealed: string | undefined): Promise<void> {
+  const payload = sealed ? openSession(deps, sealed) : undefined;
+  if (payload) await deleteBrowserSession(deps.db, sha256(payload.k));
 }
 
 function openSession(deps: AppDeps, sealed: string): SessionPayload | undefined {
   try {
     const value: unknown = JSON.parse(deps.sealer.open(sealed));
     if (typeof value !== 'object' || value === null) return undefined;
-    const { u, p, e } = value as Record<string, unknown>;
-    if (typeof u !== 'number' || typeof p !== 'string' || typeof e !== 'number') return undefined;
-    return { u, p, e };
+    const { k, u, p, e } = value as Record<string, unknown>;
+    if (typeof k !== 'string' || typeof u !== 'number' || typeof p !== 'string' || typeof e !== 'number') return undefined;
+    return { k, u, p, e };
   } catch {
     return undefined;
   }
@@ -64,9 +73,10 @@ function openSession(deps: AppDeps, sealed: string): SessionPayload | undefined 
 export async function sessionUser(deps: AppDeps, sealed: string | undefined): Promise<UserRow | undefined> {
   if (!sealed) return undefined;
   const payload = openSession(deps, sealed);
-  if (!payload || payload.e * 1000 <= deps.clock.now().getTime()) return undefined;
-  const user = await findActiveUserById(deps.db, payload.u);
-  if (!user || user.is_org || passwordFingerprint(user) !== payload.p) return undefined;
+  const now = deps.clock.now();
+  if (!payload || payload.e * 1000 <= now.getTime()) return undefined;
+  const user = await findBrowserSessionUser(deps.db, sha256(payload.k), now);
+  if (!user || user.id !== payload.u || user.is_org || passwordFingerprint(user) !== payload.p) return undefined;
   return user;
 }
 
