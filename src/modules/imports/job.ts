@@ -1,17 +1,20 @@
 // The import job: the stored file is read back and its rows written with progress reported. On
 // PostgreSQL they go straight into the form's records in one transaction, which also records the
 // outcome; on PGlite they are staged in short statements (so polls and other requests get through
-// its single session), then applied in one transaction that records the outcome. A run after a
-// crash first looks for that record: an import is applied exactly once.
+// its single session), then published a batch per transaction (publish.ts). A run after a crash
+// first looks for the outcome, then for a publish to finish: an import is applied exactly once.
+// The stored file goes when the import ends, applied or failed; only a run that is interrupted
+// (shutdown, lost lease) keeps it for the next one.
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import type { JobContext } from '../../jobs/registry.ts';
+import { TransientJobError, type JobContext } from '../../jobs/registry.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { findFormDefinition, findLiveForm } from '../forms/repository.ts';
 import * as repo from './repository.ts';
-import { applyImport, importDirectly, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
+import { importDirectly, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
+import { beginPublish, finishPublish } from './publish.ts';
 import { IMPORT_JOB, lookupConnection, type ImportJobPayload } from './service.ts';
 import { makeTempDir } from './upload.ts';
 import { CsvRowCounter } from './readers/csv.ts';
@@ -53,6 +56,8 @@ export async function runImportJob(job: JobContext, payload: ImportJobPayload): 
     await repo.deleteImportFile(db, importId);
     return applied as ImportSummary;
   }
+  const resumed = await finishPublish(db, importId, job.signal);
+  if (resumed) return resumed;
   await repo.deleteStagedRows(db, importId);
   const form = await findLiveForm(db, payload.formId);
   if (!form) throw new Error('The form no longer exists.');
@@ -84,18 +89,20 @@ export async function runImportJob(job: JobContext, payload: ImportJobPayload): 
     }
     const staged = await stageImport(db, target, readRows(payload.kind, path), { onProgress });
     job.signal.throwIfAborted();
-    return await db.transaction().execute(async (trx) => {
-      const summary = await applyImport(trx, target, staged, clock.now());
-      await repo.deleteImportFile(trx, importId);
-      return summary;
-    });
+    await beginPublish(db, target, staged, clock.now());
+    const summary = await finishPublish(db, importId, job.signal);
+    if (!summary) throw new Error('The form was deleted while its import was being applied.');
+    return summary;
   } catch (error) {
-    await repo.deleteStagedRows(db, importId).catch(() => undefined);
-    if (error instanceof ImportRefused) {
-      // The file's own fault: no retry, and the file is not needed again.
-      await repo.deleteImportFile(db, importId).catch(() => undefined);
-      throw new Error(error.message, { cause: error });
+    // A begun publish is carried on by a retry or the next start, never undone.
+    if (await repo.findPublish(db, importId).catch(() => undefined)) {
+      if (job.signal.aborted) throw error;
+      throw new TransientJobError(error instanceof Error ? error.message : String(error), { cause: error });
     }
+    await repo.deleteStagedRows(db, importId).catch(() => undefined);
+    // Shutdown or a lost lease: the job runs again and needs its file.
+    if (!job.signal.aborted) await repo.deleteImportFile(db, importId).catch(() => undefined);
+    if (error instanceof ImportRefused) throw new Error(error.message, { cause: error });
     throw error;
   } finally {
     await rm(dir, { recursive: true, force: true });

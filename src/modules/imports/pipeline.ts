@@ -1,8 +1,8 @@
 // The import itself: rows from a file → checked → instance XML and the record a submission of it
 // would store → written in batches (writers.ts), either straight into the form's records within
-// one transaction (importDirectly), or staged and then applied in one transaction (stageImport,
-// applyImport). Whether a row adds or edits a record is decided against the form as it was before
-// the import, whichever way the rows are written.
+// one transaction (importDirectly), or staged and then published a batch per transaction
+// (stageImport, publish.ts). Whether a row adds or edits a record is decided against the form as
+// it was before the import, whichever way the rows are written.
 import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../../platform/db.ts';
 import { buildImportForm } from '../../imports/form-model.ts';
@@ -28,7 +28,7 @@ export const IMPORTED_STATUS = 'imported_via_csv';
  * long enough to reach the old generation (at 500 rows the collector took a third of the CPU).
  */
 const BATCH_ROWS = repo.RECORD_BATCH_ROWS;
-const EDITED_RECORD_GONE = 'Some records this file edits were changed or deleted while it was being imported; nothing was imported. Please try again.';
+export const EDITED_RECORD_GONE = 'Some records this file edits were changed or deleted while it was being imported; nothing was imported. Please try again.';
 /** A file with this many bad rows is not read further: the answer lists these. */
 const MAX_ROW_ERRORS = 100;
 
@@ -300,21 +300,10 @@ function applyOptionsOf(target: ImportTarget, now: Date): repo.ApplyOptions {
   return { importId: target.importId, formId: target.form.id, actorId: target.actorId, now, overwrite: target.overwrite, status: IMPORTED_STATUS };
 }
 
-/** Applies the staged rows in the caller's transaction and records the outcome under the import's id. */
-export async function applyImport(trx: DbOrTx, target: ImportTarget, staged: StageOutcome, now: Date): Promise<ImportSummary> {
-  const options = applyOptionsOf(target, now);
-  await repo.preferFastCompression(trx);
-  if (target.overwrite) await repo.softDeleteAllRecords(trx, target.form.id, target.actorId, now);
-  const updates = await repo.applyStagedEdits(trx, options);
-  if (updates !== staged.stagedEdits) throw new ImportRefused(EDITED_RECORD_GONE);
-  const additions = await repo.applyStagedAdditions(trx, options);
-  const summary = await finishImport(trx, target, staged, { additions, updates });
-  await repo.deleteStagedRows(trx, target.importId);
-  return summary;
-}
-
 /** Counters, the summary, and the record that this import was applied. */
-async function finishImport(trx: DbOrTx, target: ImportTarget, staged: StageOutcome, written: { additions: number; updates: number }): Promise<ImportSummary> {
+export async function finishImport(
+  trx: DbOrTx, target: { importId: string; form: { id: number } }, staged: StageOutcome, written: { additions: number; updates: number },
+): Promise<ImportSummary> {
   const { additions, updates } = written;
   await refreshFormCounters(trx, target.form.id);
   const summary: ImportSummary = {

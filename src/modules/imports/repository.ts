@@ -78,6 +78,13 @@ export interface ApplyOptions {
   now: Date;
   overwrite: boolean;
   status: string;
+  /** Only the staged rows with from <= seq < to (a batch of a publish); all of them without. */
+  seqRange?: { from: number; to: number };
+}
+
+function inRange(options: ApplyOptions): RawBuilder<unknown> {
+  const range = options.seqRange;
+  return range ? sql`AND r.seq >= ${range.from} AND r.seq < ${range.to}` : sql``;
 }
 
 /** Soft-deletes every live record of the form (`overwrite=true`). */
@@ -92,10 +99,13 @@ export async function softDeleteAllRecords(db: DbOrTx, formId: number, actorId: 
  */
 export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promise<number> {
   const { importId, formId, actorId, now, status } = options;
+  // Each target found by one probe of the (form_id, uuid) key (as in editRecords): joined as a
+  // whole, a plan could read every record of the form for each batch of a publish.
+  const target = sql`CROSS JOIN LATERAL (SELECT id, deleted_at FROM instances WHERE form_id = ${formId} AND uuid = r.target_uuid LIMIT 1) t`;
   await sql`INSERT INTO instance_history (instance_id, form_id, uuid, xml, date_created)
     SELECT i.id, i.form_id, i.uuid, i.xml, ${now}::timestamptz
-    FROM import_rows r JOIN instances i ON i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL
-    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL
+    FROM import_rows r ${target} JOIN instances i ON i.id = t.id
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL ${inRange(options)} AND t.deleted_at IS NULL
     ORDER BY r.seq`.execute(db);
   const result = await sql`UPDATE instances i SET
       uuid = r.uuid, xml = r.xml, json = r.json::jsonb || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
@@ -103,9 +113,9 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
       media_count = (SELECT count(*)::int FROM attachments a
         WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
-    FROM import_rows r
-    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL
-      AND i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL`.execute(db);
+    FROM import_rows r ${target}
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL ${inRange(options)}
+      AND i.id = t.id AND t.deleted_at IS NULL`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -120,7 +130,7 @@ export async function applyStagedAdditions(db: DbOrTx, options: ApplyOptions): P
     SELECT ${formId}, r.uuid, r.xml, r.json::jsonb, r.version, ${status}, r.submitted_by,
       coalesce(r.date_created::timestamptz, ${now}::timestamptz), ${now}::timestamptz, r.total_media, r.has_geopoint, r.repeat_counts::jsonb
     FROM import_rows r
-    WHERE r.import_id = ${importId} AND r.target_uuid IS NULL
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NULL ${inRange(options)}
       AND NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
     ORDER BY r.seq
     ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
@@ -228,10 +238,80 @@ export async function deleteImportFile(db: DbOrTx, importId: string): Promise<vo
   await sql`DELETE FROM import_files WHERE import_id = ${importId}`.execute(db);
 }
 
-/** Staged rows and files of import jobs that will not run again (failed, or killed on their last attempt). */
+/**
+ * Staged rows and files of import jobs that will not run again (failed, or killed on their last
+ * attempt); the staged rows of an import being published stay until it is (import_publishes).
+ */
 export async function deleteAbandonedImports(db: DbOrTx, jobType: string): Promise<void> {
   const live = sql`SELECT j.payload->>'importId' FROM jobs j WHERE j.type = ${jobType} AND j.status IN ('PENDING', 'STARTED')
     AND j.payload->>'importId' IS NOT NULL`;
-  await sql`DELETE FROM import_rows WHERE import_id NOT IN (${live})`.execute(db);
+  await sql`DELETE FROM import_rows WHERE import_id NOT IN (${live}) AND import_id NOT IN (SELECT import_id FROM import_publishes)`.execute(db);
   await sql`DELETE FROM import_files WHERE import_id NOT IN (${live})`.execute(db);
+}
+
+export interface PublishRow {
+  import_id: string;
+  form_id: number;
+  actor_id: number;
+  overwrite: boolean;
+  delete_through: number | null;
+  staged: unknown;
+  next_seq: number;
+  additions: number;
+  updates: number;
+  started_at: Date;
+}
+
+/** How many of the staged edits' targets are live records of the form. */
+export async function countLiveEditTargets(db: DbOrTx, importId: string, formId: number): Promise<number> {
+  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM import_rows r
+    CROSS JOIN LATERAL (SELECT 1 FROM instances i WHERE i.form_id = ${formId} AND i.uuid = r.target_uuid AND i.deleted_at IS NULL LIMIT 1) t
+    WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL`.execute(db);
+  return result.rows[0]?.n ?? 0;
+}
+
+export async function maxInstanceId(db: DbOrTx, formId: number): Promise<number | null> {
+  const result = await sql<{ id: number | null }>`SELECT max(id) AS id FROM instances WHERE form_id = ${formId}`.execute(db);
+  return result.rows[0]?.id ?? null;
+}
+
+export async function insertPublish(db: DbOrTx, row: Omit<PublishRow, 'next_seq' | 'additions' | 'updates'>): Promise<void> {
+  await sql`INSERT INTO import_publishes (import_id, form_id, actor_id, overwrite, delete_through, staged, started_at)
+    VALUES (${row.import_id}, ${row.form_id}, ${row.actor_id}, ${row.overwrite}, ${row.delete_through}, ${JSON.stringify(row.staged)}::jsonb,
+      ${row.started_at})`.execute(db);
+}
+
+export async function findPublish(db: DbOrTx, importId: string): Promise<PublishRow | undefined> {
+  const result = await sql<PublishRow>`SELECT * FROM import_publishes WHERE import_id = ${importId}`.execute(db);
+  return result.rows[0];
+}
+
+export async function findPublishIds(db: DbOrTx): Promise<string[]> {
+  const result = await sql<{ import_id: string }>`SELECT import_id FROM import_publishes ORDER BY started_at`.execute(db);
+  return result.rows.map((r) => r.import_id);
+}
+
+/** Soft-deletes up to `limit` live records of the form with ids up to `through`; answers how many. */
+export async function softDeleteRecordsThrough(db: DbOrTx, formId: number, through: number, actorId: number, now: Date, limit: number): Promise<number> {
+  const result = await sql`UPDATE instances SET deleted_at = ${now}, deleted_by = ${actorId}, date_modified = ${now}
+    WHERE id IN (SELECT id FROM instances WHERE form_id = ${formId} AND deleted_at IS NULL AND id <= ${through} ORDER BY id LIMIT ${limit})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export async function setPublishDeleteThrough(db: DbOrTx, importId: string, through: number | null): Promise<void> {
+  await sql`UPDATE import_publishes SET delete_through = ${through} WHERE import_id = ${importId}`.execute(db);
+}
+
+export async function deleteStagedRange(db: DbOrTx, importId: string, range: { from: number; to: number }): Promise<void> {
+  await sql`DELETE FROM import_rows WHERE import_id = ${importId} AND seq >= ${range.from} AND seq < ${range.to}`.execute(db);
+}
+
+/** Counts a published batch and moves on past it. */
+export async function addPublished(db: DbOrTx, importId: string, written: { nextSeq: number; additions: number; updates: number }): Promise<void> {
+  await sql`UPDATE import_publishes SET next_seq = ${written.nextSeq}, additions = additions + ${written.additions},
+    updates = updates + ${written.updates} WHERE import_id = ${importId}`.execute(db);
+}
+
+export async function deletePublish(db: DbOrTx, importId: string): Promise<void> {
+  await sql`DELETE FROM import_publishes WHERE import_id = ${importId}`.execute(db);
 }

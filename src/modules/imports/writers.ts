@@ -2,7 +2,7 @@
 // that will also record the import's outcome (a request's, or a job's on PostgreSQL, where a long
 // transaction holds one connection of the pool and nothing else). Or, for a job on PGlite, whose
 // single session a long transaction would hold against every other request, into import_rows in
-// short statements, applied all at once at the end (pipeline.ts: applyImport).
+// short statements, published once all are staged (publish.ts).
 import type { DbOrTx } from '../../platform/db.ts';
 import * as repo from './repository.ts';
 
@@ -16,8 +16,11 @@ export interface RecordWriter {
 export class StagingWriter implements RecordWriter {
   constructor(private readonly db: DbOrTx, private readonly importId: string) {}
 
-  write(rows: readonly repo.StagedRow[]): Promise<void> {
-    return repo.stageRows(this.db, this.importId, rows);
+  async write(rows: readonly repo.StagedRow[]): Promise<void> {
+    // A turn of the event loop per batch, so that other requests are read between them (PGlite
+    // answers within microtasks).
+    await new Promise((resolve) => setImmediate(resolve));
+    await repo.stageRows(this.db, this.importId, rows);
   }
 
   flush(): Promise<void> {
