@@ -9,6 +9,7 @@ import { openRuntime } from './runtime.ts';
 import { buildJobRegistry } from './jobs/handlers.ts';
 import { consoleJobLog, type JobLog } from './jobs/log.ts';
 import { startWorkers, type Workers } from './jobs/worker.ts';
+import { recoverAtStart } from './jobs/recovery.ts';
 
 export async function startServer(config: Config): Promise<void> {
   if (config.webProcesses > 1 && !config.databaseUrl) {
@@ -21,6 +22,8 @@ export async function startServer(config: Config): Promise<void> {
 
 async function serve(config: Config, options: { jobWorkers: number }): Promise<void> {
   const runtime = await openRuntime(config, { log: (line) => console.log(line) });
+  // A cluster's HTTP processes leave this to the primary, which did it before starting them.
+  if (cluster.isPrimary) await recoverAtStart(runtime.deps, consoleJobLog);
   const app = await buildApp(runtime.deps, { logger: { level: config.logLevel } });
   let workers: Workers | undefined;
   let stopping = false;
@@ -52,6 +55,7 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
  */
 async function startPrimary(config: Config): Promise<void> {
   const runtime = await openRuntime(config, { log: (line) => console.log(line) });
+  await recoverAtStart(runtime.deps, consoleJobLog);
   const quiet = ['error', 'fatal', 'silent', 'warn'].includes(config.logLevel);
   const serving = new Set<Worker>();
   let stopping = false;

@@ -5,9 +5,11 @@ import { openRuntime } from './runtime.ts';
 import { buildJobRegistry } from './jobs/handlers.ts';
 import { consoleJobLog } from './jobs/log.ts';
 import { startWorkers } from './jobs/worker.ts';
+import { recoverAtStart } from './jobs/recovery.ts';
 
 export async function runWorkerProcess(config: Config): Promise<void> {
   const runtime = await openRuntime(config, { log: (line) => console.log(line) });
+  await recoverAtStart(runtime.deps, consoleJobLog);
   const count = Math.max(1, config.workers);
   const workers = startWorkers(runtime.deps, buildJobRegistry(), { count, log: consoleJobLog });
   console.log(`${count} job worker${count === 1 ? '' : 's'} started`);

@@ -178,3 +178,40 @@ export async function releaseJob(db: DbOrTx, id: number, lockedBy: string, runAf
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Running jobs claimed from this host (locked_by starting with `prefix`). */
+export async function findStartedJobsClaimedBy(db: DbOrTx, prefix: string): Promise<Array<{ id: number; locked_by: string }>> {
+  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['id', 'locked_by'])
+    .where('status', '=', 'STARTED')
+    .where('locked_by', 'like', `${escaped}%`)
+    .execute();
+  return rows.filter((r): r is { id: number; locked_by: string } => r.locked_by !== null);
+}
+
+/**
+ * Ends a dead claim's lease now, so that the next poll claims the job again (as an abandoned
+ * job: the attempt counts). Only while that claim still holds the job.
+ */
+export async function expireJobLease(db: DbOrTx, id: number, lockedBy: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: new Date(now.getTime() - 1) })
+    .where('id', '=', id)
+    .where('status', '=', 'STARTED')
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Running jobs whose lease is still held at `now`: their uuid, type, payload and when they started. */
+export async function findLiveClaims(db: DbOrTx, now: Date): Promise<Array<{ uuid: string; type: string; payload: unknown; started_at: Date | null }>> {
+  return db
+    .selectFrom('jobs')
+    .select(['uuid', 'type', 'payload', 'started_at'])
+    .where('status', '=', 'STARTED')
+    .where('locked_until', '>=', now)
+    .execute();
+}

@@ -1,11 +1,11 @@
 // Claiming and running one job. The claim is one short transaction; the handler runs outside
 // it (on PGlite a transaction holds the only session), under a lease the heartbeat renews.
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { AppDeps } from '../context.ts';
 import type { JobRow } from './queue.ts';
 import { DEFAULT_MAX_ATTEMPTS, type JobRegistration, type JobRegistry, type JobContext } from './registry.ts';
 import { ClaimKeeper } from './claim-keeper.ts';
+import { claimantName } from './claimant.ts';
 import { consoleJobLog, jobErrorMessage, type JobLog } from './log.ts';
 import {
   findNextClaimableJob,
@@ -23,7 +23,6 @@ export interface RunJobOptions {
   shutdownSignal?: AbortSignal;
 }
 
-const WORKER_NAME = `${hostname()}:${process.pid}`;
 const RETRY_CAP_SECONDS = 600;
 
 /** Wait before retry number `attempts` + 1: 2, 4, 8 … seconds, at most ten minutes. */
@@ -54,7 +53,7 @@ async function claimNextJob(deps: AppDeps, registry: JobRegistry): Promise<Claim
     if (abandoned && job.attempts >= maxAttempts) {
       return fail(`The worker stopped while running the job (attempt ${job.attempts} of ${maxAttempts}).`);
     }
-    const lockedBy = `${WORKER_NAME}:${randomBytes(6).toString('hex')}`;
+    const lockedBy = `${claimantName()}:${randomBytes(6).toString('hex')}`;
     const started = await markJobStarted(trx, job.id, {
       attempts: job.attempts + 1,
       maxAttempts,

@@ -1,7 +1,9 @@
 // PGlite has no locking of its own: two processes on one data directory silently lose rows.
-// A lock file holding our PID guards the directory; a stale file (dead PID) is taken over.
+// A lock file holding our process tag (pid and start time, platform/process-identity.ts) guards
+// the directory; a stale file (its process gone, or its pid now another process's) is taken over.
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ownProcessTag, processIsGone } from './process-identity.ts';
 
 export interface DirectoryLock {
   release(): void;
@@ -9,21 +11,12 @@ export interface DirectoryLock {
 
 export class DirectoryLockedError extends Error {}
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function acquireDirectoryLock(dir: string): DirectoryLock {
   const path = join(dir, 'gather.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, ownProcessTag());
       closeSync(fd);
       let released = false;
       const release = (): void => {
@@ -36,8 +29,11 @@ export function acquireDirectoryLock(dir: string): DirectoryLock {
       return { release };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
-      if (Number.isInteger(pid) && pid !== process.pid && processIsAlive(pid)) {
+      // A plain pid (an older lock) is a tag too. Our own pid is an earlier process's: ours has
+      // no lock yet. Text that is no tag at all (a torn write) locks nothing.
+      const holder = readFileSync(path, 'utf8').trim();
+      const pid = Number.parseInt(holder, 10);
+      if (/^\d/.test(holder) && pid !== process.pid && !processIsGone(holder)) {
         throw new DirectoryLockedError(
           `${dir} is in use by process ${pid}; only one Gather process may use an embedded database directory (set DATABASE_URL to share a PostgreSQL server)`,
         );

@@ -1,10 +1,12 @@
 // Export files on disk under DATA_DIR/exports. They can be hundreds of megabytes, so they are
 // streamed in and out, never held whole. A file is written under a temporary name and renamed
-// once complete, so a reader never sees half a file and a crash leaves only a `.part` behind.
+// once complete, so a reader never sees half a file and a crash leaves only a `.part` behind,
+// named after its process so that the next start removes it (sweepExportLeftovers).
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { ownedTempPrefix, sweepLeftovers } from '../../platform/temp-files.ts';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
@@ -37,7 +39,7 @@ export async function writeExportFile(
 ): Promise<number> {
   const target = absolute(dataDir, relativePath);
   await mkdir(dirname(target), { recursive: true });
-  const temporary = `${target}.${randomBytes(4).toString('hex')}.part`;
+  const temporary = join(dirname(target), `${ownedTempPrefix(basename(target))}${randomBytes(4).toString('hex')}.part`);
   try {
     await pipeline(Readable.from(chunks, { objectMode: false }), createWriteStream(temporary), signal ? { signal } : {});
     const { size } = await stat(temporary);
@@ -76,4 +78,23 @@ export async function removeExportFile(dataDir: string, relativePath: string | n
 /** Removes these files (after the transaction that deleted their exports committed). */
 export async function removeExportFiles(dataDir: string, relativePaths: ReadonlyArray<string | null>): Promise<void> {
   for (const path of relativePaths) await removeExportFile(dataDir, path);
+}
+
+/**
+ * Removes the `.part` files that processes which have ended (killed mid-export) left under
+ * DATA_DIR/exports, and the spools they left in DATA_DIR/tmp; a live process's are kept.
+ */
+export async function sweepExportLeftovers(dataDir: string): Promise<string[]> {
+  const root = exportsRoot(dataDir);
+  const removed = await sweepLeftovers(join(dataDir, 'tmp'));
+  let forms: string[];
+  try {
+    forms = await readdir(root);
+  } catch {
+    return removed;
+  }
+  for (const form of forms) {
+    if (/^\d+$/.test(form)) removed.push(...(await sweepLeftovers(join(root, form))));
+  }
+  return removed;
 }

@@ -5,12 +5,13 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Spool, SpoolFactory } from '../../exports/xls/index.ts';
+import { ownedTempPrefix } from '../../platform/temp-files.ts';
 
 export function fileSpools(dataDir: string): SpoolFactory {
   return async () => {
     const dir = join(dataDir, 'tmp');
     await mkdir(dir, { recursive: true });
-    const path = join(dir, `xls-spool-${randomUUID()}`);
+    const path = join(dir, `${ownedTempPrefix('xls-spool')}${randomUUID()}`);
     const handle = await open(path, 'w+');
     let closed = false;
     const close = async (): Promise<void> => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
+import { ownedTempPrefix, sweepLeftovers } from '../../platform/temp-files.ts';
 
 export interface SpooledFile {
   field: string;
@@ -23,8 +24,14 @@ export interface SpooledUpload {
   discard(): Promise<void>;
 }
 
+/** A directory of this process's own (named after it, so that a start after a crash removes it). */
 export async function makeTempDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'gather-import-'));
+  return mkdtemp(join(tmpdir(), ownedTempPrefix('gather-import')));
+}
+
+/** Removes the directories of processes that ended before they could (sweepLeftovers). */
+export function sweepImportTempDirs(): Promise<string[]> {
+  return sweepLeftovers(tmpdir());
 }
 
 function isTooLarge(error: unknown): boolean {
