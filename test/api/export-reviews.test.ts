@@ -75,6 +75,7 @@ describe('review columns in exports', () => {
     const sheet = (name: string) => XLSX.utils.sheet_to_json<unknown[]>(book.Sheets[name] ?? assert.fail(name), { header: 1, raw: true, defval: null });
     const main = sheet('tutorial_w_repeats');
     main[1]?.splice(17, 1, 'date');
+    // Text cells are never evaluated: the note and comment are kept as written (CSV protects them).
     assert.deepEqual(main, [
       [
         'name', 'age', 'picture', 'has_children', 'gps', '_gps_latitude', '_gps_longitude', '_gps_altitude', '_gps_precision',
@@ -85,8 +86,8 @@ describe('review columns in exports', () => {
       [
         'Bob', 25, null, '1', '-1.2625621 36.7921711 0.0 20.0', -1.2625621, 36.7921711, 0, 20,
         null, null, null, null, null, 'uuid:b31c6ac2-b8ca-4180-914f-c844fa10ed3b',
-        recordId, 'b31c6ac2-b8ca-4180-914f-c844fa10ed3b', 'date', 1, null, -1, null, "'=Wrong, location", '2014111',
-        null, 'bob', null, '2', "'=Wrong, location", reviewDate,
+        recordId, 'b31c6ac2-b8ca-4180-914f-c844fa10ed3b', 'date', 1, null, -1, null, '=Wrong, location', '2014111',
+        null, 'bob', null, '2', '=Wrong, location', reviewDate,
       ],
     ]);
     assert.deepEqual(sheet('children'), [
@@ -137,7 +138,8 @@ describe('review columns in exports', () => {
     const [header = [], row = []] = main.data;
     const at = (name: string) => row[header.indexOf(name)]?.trim();
     assert.equal(at('@_review_status'), '2');
-    assert.equal(at('@_review_comment'), "'=Wrong, location");
+    // SPSS has no formulas: the comment is kept as written (CSV protects it, above).
+    assert.equal(at('@_review_comment'), '=Wrong, location');
     assert.equal(at('@_review_date'), reviewDate);
   });
 });

@@ -13,7 +13,7 @@ describe('SPSS columns', () => {
       ],
     });
     const options = { ...DEFAULT_LAYOUT_OPTIONS, removeGroupName: true };
-    const layout = planSections(form, options, { baseUrl: 'http://x' }, { parentNames: 'path' });
+    const layout = planSections(form, options, { baseUrl: 'http://x' }, { parentNames: 'path', cellText: 'as-answered' });
     const main = layout.sections[0];
     assert.ok(main);
     const sav = savSection(main, form, options);

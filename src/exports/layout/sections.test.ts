@@ -56,7 +56,7 @@ function csvOf(layout: SectionedLayout, section: SectionLayout, records: readonl
 
 describe('sectioned layout', () => {
   test('childrens_survey: the four csvzip files of onadata’s fixtures', () => {
-    const layout = planSections(form, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'path' });
+    const layout = planSections(form, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'path', cellText: 'formula-safe' });
     assert.deepEqual(layout.sections.map((s) => s.fileName), ['childrens_survey', 'children', 'children_cartoons', 'children_cartoons_characters']);
     for (const section of layout.sections) {
       const expected = readFileSync(new URL(`../../../test/fixtures/exports/childrens_survey/${section.fileName}.csv`, import.meta.url), 'utf8');
@@ -65,7 +65,7 @@ describe('sectioned layout', () => {
   });
 
   test('xlsx: _parent_table_name is the parent’s sheet title; cells are typed', () => {
-    const layout = planSections(form, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'sheet' });
+    const layout = planSections(form, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'sheet', cellText: 'as-answered' });
     assert.deepEqual(layout.sections.map((s) => s.sheetName), ['childrens_survey', 'children', 'children_cartoons', 'children_cartoons_characters']);
     const characters = layout.sections[3];
     assert.ok(characters);
@@ -89,11 +89,50 @@ describe('sectioned layout', () => {
 
   test('date answers become date cells; blank select_multiple choices are empty', () => {
     const dated = exportFormFrom('exports/dates.form.csv');
-    const layout = planSections(dated, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'sheet' });
+    const layout = planSections(dated, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'sheet', cellText: 'as-answered' });
     const main = layout.sections[0];
     assert.ok(main);
     const [row] = layout.rowBuilder(main).rows({ when: '2020-01-31', fruit: '' });
     assert.deepEqual(row?.slice(0, 4), [{ kind: 'date', iso: '2020-01-31' }, '', null, null]);
+  });
+
+  test('cell text: csvzip protects every text cell; xlsx, xls and savzip write it as answered', () => {
+    const tutorial = exportFormFrom('submissions/tutorial_w_repeats.csv');
+    const options = { ...DEFAULT_LAYOUT_OPTIONS, includeImages: false, includeReviews: true, showChoiceLabels: true, valueSelectMultiples: true };
+    const record: ExportRecord = {
+      name: '=1+2', age: '-minus', picture: '@home.jpg', has_children: '+1 x', web_browsers: 'firefox', _version: '%pct',
+      children: [{ 'children/childs_name': 'a|b', 'children/childs_age': '=x' }],
+      _tags: ['=tag', 'a|b'], _notes: [{ note: '@note' }], _review_comment: '-comment', _submitted_by: '@bob',
+    };
+    const answered = {
+      name: '=1+2', age: '-minus', picture: '@home.jpg', has_children: '+1 x', _version: '%pct',
+      _tags: '=tag,a|b', _notes: '@note', _review_comment: '-comment', _submitted_by: '@bob',
+    };
+    const cells = (cellText: 'formula-safe' | 'as-answered') => {
+      const layout = planSections(tutorial, options, links, { parentNames: 'path', cellText });
+      const [main, children] = layout.sections;
+      assert.ok(main && children);
+      const [row = []] = layout.rowBuilder(main).rows(record);
+      const [child = []] = layout.rowBuilder(children).rows(record);
+      const at = (section: SectionLayout, cells: readonly unknown[], header: string) => cells[section.columns.findIndex((c) => c.header === header)];
+      return {
+        main: Object.fromEntries(Object.keys(answered).map((header) => [header, at(main, row, header)])),
+        // A value column of a select_multiple with labels; a risky choice label is in the HTTP test.
+        firefox: at(main, row, 'web_browsers/Mozilla Firefox'),
+        child: [at(children, child, 'children/childs_name'), at(children, child, 'children/childs_age')],
+      };
+    };
+    assert.deepEqual(cells('as-answered'), { main: answered, firefox: 'Mozilla Firefox', child: ['a|b', '=x'] });
+    const protectedText = Object.fromEntries(Object.entries(answered).map(([header, value]) => [header, value.includes('|') ? `'${value.replace('|', '\\|')}` : `'${value}`]));
+    assert.deepEqual(cells('formula-safe'), { main: protectedText, firefox: 'Mozilla Firefox', child: ['a\\|b', "'=x"] });
+    const dated = exportFormFrom('exports/dates.form.csv');
+    const when = (cellText: 'formula-safe' | 'as-answered') => {
+      const layout = planSections(dated, DEFAULT_LAYOUT_OPTIONS, links, { parentNames: 'sheet', cellText });
+      const main = layout.sections[0];
+      assert.ok(main);
+      return layout.rowBuilder(main).rows({ when: '=today()' })[0]?.[0];
+    };
+    assert.deepEqual([when('as-answered'), when('formula-safe')], ['=today()', "'=today()"]);
   });
 
   test('sheet names: 31 characters, no forbidden characters, unique without case', () => {

@@ -2,13 +2,14 @@
 // the survey and one per repeat, rows linked by `_index`, `_parent_index` and
 // `_parent_table_name`. A select_multiple keeps its own column followed by its choice
 // columns; a geopoint is followed by its four parts; missing values are empty cells; cells
-// are typed (numbers for int and decimal answers, dates for date answers).
+// are typed (numbers for int and decimal answers, dates for date answers). Text is protected
+// against formula injection only where the format asks for it (csvzip; not xlsx, xls, savzip).
 import { labelText, sectionQuestions, type Choice, type ExportForm, type ExportQuestion, type ExportSection } from './form-model.ts';
 import { REVIEW_COLUMNS } from './flat.ts';
 import { sheetNames } from './sheet-names.ts';
-import type { Cell, ExportRecord, LayoutOptions, LinkContext } from './types.ts';
+import type { Cell, CellText, ExportRecord, LayoutOptions, LinkContext } from './types.ts';
 import { isExportDate } from './types.ts';
-import { choiceLabel, choiceLabels, geopointPartPath, mediaValue, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
+import { cellTextRule, choiceLabel, choiceLabels, geopointPartPath, mediaValue, pythonFloat, type LabelContext } from './values.ts';
 
 /** onadata's EXTRA_FIELDS for sectioned exports, with `_last_edited_by` (§3.3). */
 export const SECTION_EXTRA_COLUMNS = [
@@ -71,34 +72,39 @@ export interface SectionRowBuilder {
 export interface SectionedOptions {
   /** What `_parent_table_name` holds: the parent's sheet title (xlsx/xls) or its path (csvzip). */
   readonly parentNames: 'sheet' | 'path';
+  /** Whether text is protected against formula injection (csvzip) or written as answered. */
+  readonly cellText: CellText;
 }
+
+/** How a text value is written: the format's CellText rule. */
+type TextRule = (value: string) => string;
 
 function isContainer(value: unknown): value is Container {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function intValue(value: unknown): Cell {
+function intValue(value: unknown, text: TextRule): Cell {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) return Number.parseInt(value, 10);
-  return typeof value === 'string' ? sanitizeText(value) : null;
+  return typeof value === 'string' ? text(value) : null;
 }
 
-function floatValue(value: unknown): Cell {
+function floatValue(value: unknown, text: TextRule): Cell {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  return typeof value === 'string' ? sanitizeText(value) : null;
+  return typeof value === 'string' ? text(value) : null;
 }
 
-function dateValue(value: unknown): Cell {
+function dateValue(value: unknown, text: TextRule): Cell {
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))) return { kind: 'date', iso: value };
-  return typeof value === 'string' ? sanitizeText(value) : null;
+  return typeof value === 'string' ? text(value) : null;
 }
 
-function metaValue(value: unknown): Cell {
+function metaValue(value: unknown, text: TextRule): Cell {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return sanitizeText(value);
+  if (typeof value === 'string') return text(value);
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  return sanitizeText(JSON.stringify(value));
+  return text(JSON.stringify(value));
 }
 
 class SectionPlanner {
@@ -108,6 +114,7 @@ class SectionPlanner {
     private readonly form: ExportForm,
     private readonly options: LayoutOptions,
     private readonly links: LinkContext,
+    private readonly text: TextRule,
   ) {
     this.labels = { language: options.language, defaultLanguage: form.defaultLanguage };
   }
@@ -119,21 +126,22 @@ class SectionPlanner {
 
   private answer(q: ExportQuestion, value: unknown, record: ExportRecord): Cell {
     if (value === undefined || value === null) return null;
-    if (q.value === 'int') return intValue(value);
-    if (q.value === 'decimal') return floatValue(value);
-    if (q.value === 'date') return dateValue(value);
+    const text = this.text;
+    if (q.value === 'int') return intValue(value, text);
+    if (q.value === 'decimal') return floatValue(value, text);
+    if (q.value === 'date') return dateValue(value, text);
     if (typeof value === 'boolean' || typeof value === 'number') return value;
-    if (typeof value !== 'string') return sanitizeText(JSON.stringify(value));
-    if (q.media && this.options.includeImages) return sanitizeText(mediaValue(value, record, this.links));
-    if ((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels) return sanitizeText(choiceLabels(q, value, this.labels));
-    return sanitizeText(value);
+    if (typeof value !== 'string') return text(JSON.stringify(value));
+    if (q.media && this.options.includeImages) return text(mediaValue(value, record, this.links));
+    if ((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels) return text(choiceLabels(q, value, this.labels));
+    return text(value);
   }
 
   private choiceCell(choice: Choice, value: unknown): Cell {
     const o = this.options;
     const answered = typeof value === 'string' && value !== '';
     const selected = answered && value.split(' ').includes(choice.name);
-    if (o.valueSelectMultiples) return selected ? sanitizeText(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name) : null;
+    if (o.valueSelectMultiples) return selected ? this.text(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name) : null;
     if (o.binarySelectMultiples) return selected ? 1 : 0;
     return answered ? selected : null;
   }
@@ -183,19 +191,19 @@ class SectionPlanner {
               const value = s.container[q.path];
               if (typeof value !== 'string') return null;
               const piece = value.split(/\s+/)[part];
-              return piece === undefined || piece === '' ? null : floatValue(piece);
+              return piece === undefined || piece === '' ? null : floatValue(piece, this.text);
             },
           });
         }
       }
       if (q.osm) {
         for (const key of osmTagKeys.filter((k) => k.startsWith(`${q.path}:`)).sort()) {
-          out.push({ ...base, header: key, label: key, kind: 'osm-tag', question: q, read: (s) => metaValue(s.container[key]) });
+          out.push({ ...base, header: key, label: key, kind: 'osm-tag', question: q, read: (s) => metaValue(s.container[key], this.text) });
         }
       }
     }
     const extras: string[] = [...SECTION_EXTRA_COLUMNS, ...(o.includeReviews ? REVIEW_COLUMNS : [])];
-    for (const key of extras) out.push({ ...base, header: key, label: key, kind: 'extra', question: undefined, key, number: key === '_id' || key === '_index' || key === '_parent_index' ? 'int' : undefined, read: (s) => extraValue(key, s) });
+    for (const key of extras) out.push({ ...base, header: key, label: key, kind: 'extra', question: undefined, key, number: key === '_id' || key === '_index' || key === '_parent_index' ? 'int' : undefined, read: (s) => extraValue(key, s, this.text) });
     return out;
   }
 
@@ -214,7 +222,7 @@ function notesText(value: unknown): string {
   return value.map((n) => (typeof n === 'string' ? n : isContainer(n) ? String(n['note'] ?? '') : String(n))).join('\r\n');
 }
 
-function extraValue(key: string, s: RowSource): Cell {
+function extraValue(key: string, s: RowSource, text: TextRule): Cell {
   if (s.link) {
     if (key === '_index') return s.link.index;
     if (key === '_parent_index') return s.link.parentIndex;
@@ -230,15 +238,15 @@ function extraValue(key: string, s: RowSource): Cell {
     case '_parent_table_name':
       return null;
     case '_tags':
-      return Array.isArray(r['_tags']) ? sanitizeText(r['_tags'].map(String).join(',')) : null;
+      return Array.isArray(r['_tags']) ? text(r['_tags'].map(String).join(',')) : null;
     case '_notes':
-      return sanitizeText(notesText(r['_notes']));
+      return text(notesText(r['_notes']));
     case '_submission_time': {
       const value = r['_submission_time'];
-      return typeof value === 'string' && value.length >= 19 ? { kind: 'datetime', iso: value.slice(0, 19) } : metaValue(value);
+      return typeof value === 'string' && value.length >= 19 ? { kind: 'datetime', iso: value.slice(0, 19) } : metaValue(value, text);
     }
     default:
-      return metaValue(r[key]);
+      return metaValue(r[key], text);
   }
 }
 
@@ -286,7 +294,7 @@ class RowBuilder implements SectionRowBuilder {
 
 /** Plans the sections of a form: the survey first, then every repeat depth-first. */
 export function planSections(form: ExportForm, options: LayoutOptions, links: LinkContext, sectioned: SectionedOptions, osmTagKeys: readonly string[] = []): SectionedLayout {
-  const planner = new SectionPlanner(form, options, links);
+  const planner = new SectionPlanner(form, options, links, cellTextRule(sectioned.cellText));
   const names = [form.idString, ...form.repeats.map((r) => r.path)];
   const sheets = sheetNames(names);
   const sheetOf = new Map(names.map((n, i) => [n, sheets[i] ?? n]));

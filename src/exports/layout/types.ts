@@ -1,7 +1,7 @@
 // Shared vocabulary of the export layouts: cells, options and records.
 //
 // Cell is what every writer (CSV, XLSX, XLS, SAV) receives, one array of cells per row:
-// - string: text, already protected against formula injection where the layout says so;
+// - string: text, protected against formula injection where the format's CellText says so;
 // - number: int and decimal answers, GPS parts, `_id`, `_index`, `_parent_index`…;
 // - boolean: split select_multiple choices and `_media_all_received` (CSV writes True/False);
 // - null: an empty cell;
@@ -19,6 +19,15 @@ export type Cell = string | number | boolean | null | ExportDate;
 export function isExportDate(cell: Cell): cell is ExportDate {
   return typeof cell === 'object' && cell !== null;
 }
+
+/**
+ * How a layout writes text, chosen by the format rather than the request:
+ * - 'formula-safe': onadata's protection against formula injection (§3.1: a leading `'`, `|` as
+ *   `\|`), for CSV files, which spreadsheet programs open and evaluate;
+ * - 'as-answered': the text unchanged, for formats that never run it (XLSX and XLS text cells,
+ *   SPSS strings, Google Sheets values sent RAW, custom XLS reports).
+ */
+export type CellText = 'formula-safe' | 'as-answered';
 
 /** The layout options of onadata's export query parameters (§3.1), already parsed. */
 export interface LayoutOptions {

@@ -1,7 +1,7 @@
-// Cell-level rules shared by the layouts: formula-injection protection, tags, choice labels,
-// media links and Python's spelling of numbers.
+// Cell-level rules shared by the layouts: formula-injection protection (where the format's
+// CellText asks for it), tags, choice labels, media links and Python's spelling of numbers.
 import { labelText, type Choice, type ExportQuestion } from './form-model.ts';
-import type { ExportRecord, LinkContext } from './types.ts';
+import type { CellText, ExportRecord, LinkContext } from './types.ts';
 
 /** Whether a first character makes a spreadsheet read the cell as a formula: = + - @ % TAB CR LF. */
 export function riskyFirst(code: number): boolean {
@@ -24,6 +24,15 @@ export function sanitizeText(value: string): string {
   let text = value;
   if (text.length > 0 && riskyFirst(text.charCodeAt(0)) && !numbersOnly(text)) text = `'${text}`;
   return text.indexOf('|') === -1 ? text : text.replace(/\|/g, '\\|');
+}
+
+function asAnswered(value: string): string {
+  return value;
+}
+
+/** The text rule of a CellText policy: sanitizeText, or the text unchanged. */
+export function cellTextRule(policy: CellText): (value: string) => string {
+  return policy === 'formula-safe' ? sanitizeText : asAnswered;
 }
 
 /** Flat CSV `_tags`: sorted, joined by `, `; a tag holding both a comma and a space is quoted. */

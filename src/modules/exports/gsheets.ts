@@ -89,7 +89,9 @@ export async function writeGoogleSheet(ctx: RequestContext, target: ExportTarget
   const token = await accessToken(ctx, user.id, signal);
   const api = new SheetsApi(ctx.config.googleSheetsApiUrl, token, signal);
   const source = await openExportSource(ctx, target, options, ctx.baseUrl);
-  const layout = planSections(source.form, options, { baseUrl: ctx.baseUrl }, { parentNames: 'sheet' }, await source.osmTagKeys());
+  // Rows are appended with valueInputOption=RAW, which stores text as text and never parses a
+  // formula: answers like `=1+2` are sent as answered.
+  const layout = planSections(source.form, options, { baseUrl: ctx.baseUrl }, { parentNames: 'sheet', cellText: 'as-answered' }, await source.osmTagKeys());
   const title = target.title;
   const sheet = await api.createSpreadsheet(title, layout.sections.map((s) => ({ name: s.sheetName, columns: s.columns.length })));
   for (const section of layout.sections) {

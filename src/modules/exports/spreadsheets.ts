@@ -12,7 +12,8 @@ import type { ExportSource } from './source.ts';
 
 async function sheetLayout(source: ExportSource, maxColumns: number, format: string): Promise<SectionedLayout> {
   const osmTagKeys = await source.osmTagKeys();
-  const layout = planSections(source.form, source.options, { baseUrl: source.baseUrl }, { parentNames: 'sheet' }, osmTagKeys);
+  // Text cells are never evaluated, so answers like `=1+2` are written as answered.
+  const layout = planSections(source.form, source.options, { baseUrl: source.baseUrl }, { parentNames: 'sheet', cellText: 'as-answered' }, osmTagKeys);
   // Refused here, before the first byte: a column cannot continue on another sheet.
   const wide = layout.sections.find((section) => section.columns.length > maxColumns);
   if (wide) throw errors.badRequest(`The ${format} format holds at most ${maxColumns} columns; sheet "${wide.sheetName}" has ${wide.columns.length}. Use xlsx or csv.`);

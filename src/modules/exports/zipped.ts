@@ -22,7 +22,8 @@ function sectionText(cell: Cell, section: SectionLayout, index: number): string 
 
 export async function csvZip(source: ExportSource, now: Date, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
   const osmTagKeys = await source.osmTagKeys();
-  const layout = planSections(source.form, source.options, { baseUrl: source.baseUrl }, { parentNames: 'path' }, osmTagKeys);
+  // CSV files open in spreadsheet programs that evaluate them: onadata's protection stays.
+  const layout = planSections(source.form, source.options, { baseUrl: source.baseUrl }, { parentNames: 'path', cellText: 'formula-safe' }, osmTagKeys);
   const files = layout.sections.map((section) => ({
     name: `${section.fileName}.csv`,
     encoder: csvRowEncoder(section.headerRows, { bom: source.options.winExcelUtf8 }),
@@ -35,7 +36,8 @@ export async function savZip(source: ExportSource, now: Date, spools: SpoolFacto
   const osmTagKeys = await source.osmTagKeys();
   // onadata always drops group names from SPSS variable names.
   const options = { ...source.options, removeGroupName: true, groupDelimiter: '/' as const, includeLabels: false, includeLabelsOnly: false };
-  const layout = planSections(source.form, options, { baseUrl: source.baseUrl }, { parentNames: 'path' }, osmTagKeys);
+  // SPSS has no formulas: strings are written as answered.
+  const layout = planSections(source.form, options, { baseUrl: source.baseUrl }, { parentNames: 'path', cellText: 'as-answered' }, osmTagKeys);
   const savs = layout.sections.map((section) => savSection(section, source.form, options));
   const files = layout.sections.map((section, i) => ({
     name: `${section.fileName}.sav`,
