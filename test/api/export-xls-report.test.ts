@@ -123,7 +123,7 @@ function tableReport(): Record<string, unknown[][]> {
       ['Report for tutorial_w_repeats', 'tutorial_w_repeats'],
       ['Name', 'Age', 'First child', 'Second child age', 'Browsers', 'Firefox', 'Latitude', 'ID'],
       ['Bob', 25, 'Tom', 5, 'n/a', 'n/a', -1.2625621, bobId],
-      ["'=HYPERLINK(\"http://evil\")", 25, 'Tom', 'n/a', 'firefox chrome', 'True', -1.2625621, evilId],
+      ['=HYPERLINK("http://evil")', 25, 'Tom', 'n/a', 'firefox chrome', 'True', -1.2625621, evilId],
       ['Total', 'see above'],
     ],
     About: [['Made from a template', 42]],
@@ -147,6 +147,9 @@ describe('custom XLS reports', () => {
     assert.match(String(res.headers['content-disposition']), /filename\*=UTF-8''tutorial_w_repeats-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}\.xls$/);
     assert.equal(res.rawPayload.subarray(0, 4).toString('hex'), 'd0cf11e0');
     assert.deepEqual(sheets(res.rawPayload), tableReport());
+    // Formula-like answers are text cells, never evaluated: written as answered (issue 21).
+    const evil = XLSX.read(res.rawPayload, { type: 'buffer', cellFormula: true }).Sheets['Report']?.['A4'] as XLSX.CellObject | undefined;
+    assert.deepEqual([evil?.t, evil?.v, evil?.f], ['s', '=HYPERLINK("http://evil")', undefined]);
   });
 
   test('meta: the template named by an external_export entry of the form; data_id picks one record', async () => {
@@ -156,7 +159,7 @@ describe('custom XLS reports', () => {
     assert.deepEqual(sheets(all.rawPayload)['Card'], [
       ['Name:', 'Bob'],
       ['Children:', 'Tom and Dick'],
-      ['Name:', "'=HYPERLINK(\"http://evil\")"],
+      ['Name:', '=HYPERLINK("http://evil")'],
       ['Children:', 'Tom and n/a'],
     ]);
     const one = await report(`meta=${meta}&data_id=${bobId}`);
@@ -323,7 +326,7 @@ describe('custom XLS reports through export_async', () => {
     assert.deepEqual(sheets((await download(String(all.outcome['export_url']))).rawPayload)['Card'], [
       ['Name:', 'Bob'],
       ['Children:', 'Tom and Dick'],
-      ['Name:', "'=HYPERLINK(\"http://evil\")"],
+      ['Name:', '=HYPERLINK("http://evil")'],
       ['Children:', 'Tom and n/a'],
     ]);
   });

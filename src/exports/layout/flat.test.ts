@@ -129,6 +129,20 @@ describe('flat layout', () => {
     assert.equal(risky('a|b'), 'a\\|b');
   });
 
+  test('as-answered (custom XLS reports): text unchanged, and no CSV rules to compile', () => {
+    const shape = new RepeatShape();
+    shape.observe(BOB);
+    const options = { ...DEFAULT_LAYOUT_OPTIONS, valueSelectMultiples: true };
+    const answered = planFlatLayout(form, options, shape, links, [], 'as-answered');
+    const record = { ...BOB, name: '=1+2', web_browsers: 'firefox', _submitted_by: '@bob', children: [{ 'children/childs_name': 'a|b' }] };
+    const at = (flat: typeof answered, header: string) => flat.row(record)[flat.columns.findIndex((c) => c.header === header)];
+    assert.deepEqual(['name', 'children[1]/childs_name', '_submitted_by'].map((h) => at(answered, h)), ['=1+2', 'a|b', '@bob']);
+    assert.equal(at(answered, 'web_browsers/firefox'), 'firefox');
+    assert.ok(answered.columns.every((c) => c.rule === undefined));
+    const safe = planFlatLayout(form, options, shape, links);
+    assert.deepEqual(['name', 'children[1]/childs_name', '_submitted_by'].map((h) => at(safe, h)), ["'=1+2", 'a\\|b', "'@bob"]);
+  });
+
   test('tags: sorted, comma-space tags quoted; notes always empty; null is empty', () => {
     const record = { ...BOB, _tags: ['b', 'a, c'], _notes: ['hello'], _last_edited_by: null, name: null };
     const flat = layout([record]);

@@ -4,8 +4,8 @@
 // Missing keys read `n/a`; present-but-null reads empty.
 import { labelText, sectionQuestions, type ExportForm, type ExportNode, type ExportQuestion, type ExportSection } from './form-model.ts';
 import type { RepeatShape } from './repeat-shape.ts';
-import type { ExportRecord, LayoutOptions, LinkContext } from './types.ts';
-import { choiceLabel, choiceLabels, choiceNames, flatTags, geopointPartPath, mediaValue, pointParts, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
+import type { CellText, ExportRecord, LayoutOptions, LinkContext } from './types.ts';
+import { cellTextRule, choiceLabel, choiceLabels, choiceNames, flatTags, geopointPartPath, mediaValue, pointParts, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
 
 export const NA = 'n/a';
 
@@ -38,7 +38,8 @@ export interface ItemStep {
  *   values that are not text as `value` shows them;
  * - tags: the value through flatTags (`_tags`);
  * - empty: always '' (`_notes`: the flat CSV leaves it empty), missing or not.
- * Columns whose text depends on more (choice labels, media links) have no rule.
+ * Columns whose text depends on more (choice labels, media links) have no rule, nor has any
+ * column of an `as-answered` layout (the rules spell CSV's protected text).
  */
 export type ColumnRule =
   | { readonly kind: 'value'; readonly steps: readonly ItemStep[]; readonly key: string; readonly decimal: boolean }
@@ -90,26 +91,46 @@ function rememberLast<K, V>(compute: (key: K) => V): (key: K) => V {
   };
 }
 
-/** A value as a flat cell shows it when no option changes its text (see ColumnRule). */
-export function text(value: unknown): string {
+/** A value as a flat cell shows it, its text through `rule`. */
+function valueText(value: unknown, rule: (value: string) => string): string {
   if (value === null) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return sanitizeText(value);
-  return sanitizeText(JSON.stringify(value));
+  if (typeof value === 'string') return rule(value);
+  return rule(JSON.stringify(value));
+}
+
+/** A value as a flat CSV cell shows it when no option changes its text (see ColumnRule). */
+export function text(value: unknown): string {
+  return valueText(value, sanitizeText);
 }
 
 class FlatPlanner {
   readonly columns: FlatColumn[] = [];
   private readonly labels: LabelContext;
+  private readonly cellText: (value: string) => string;
+  /** ColumnRules describe protected text (the CSV writers'): a layout as answered has none. */
+  private readonly withRules: boolean;
 
   constructor(
     private readonly form: ExportForm,
     private readonly options: LayoutOptions,
     private readonly shape: RepeatShape,
     private readonly links: LinkContext,
+    policy: CellText,
   ) {
     this.labels = { language: options.language, defaultLanguage: form.defaultLanguage };
+    this.cellText = cellTextRule(policy);
+    this.withRules = policy === 'formula-safe';
+  }
+
+  /** A value's text under this layout's CellText. */
+  private text(value: unknown): string {
+    return valueText(value, this.cellText);
+  }
+
+  private push(column: FlatColumn, rule: ColumnRule | undefined): void {
+    this.columns.push(rule && this.withRules ? { ...column, rule } : column);
   }
 
   private display(raw: string, short: string): string {
@@ -123,11 +144,11 @@ class FlatPlanner {
 
   private answer(q: ExportQuestion, value: unknown, record: ExportRecord): string {
     if (typeof value === 'number' && q.value === 'decimal') return pythonFloat(value);
-    if (typeof value !== 'string') return text(value);
+    if (typeof value !== 'string') return this.text(value);
     let out = value;
     if (q.media && this.options.includeImages) out = mediaValue(value, record, this.links);
     else if ((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels) out = choiceLabels(q, value, this.labels);
-    return sanitizeText(out);
+    return this.cellText(out);
   }
 
   /** Whether the question's text is its value's alone (no labels or links in its place). */
@@ -146,8 +167,8 @@ class FlatPlanner {
       const namesOf = rememberLast(choiceNames);
       for (const choice of q.choices) {
         const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
-        const [chosen, unchosen] = o.valueSelectMultiples ? [sanitizeText(shown), ''] : o.binarySelectMultiples ? ['1', '0'] : ['True', 'False'];
-        this.columns.push({
+        const [chosen, unchosen] = o.valueSelectMultiples ? [this.cellText(shown), ''] : o.binarySelectMultiples ? ['1', '0'] : ['True', 'False'];
+        const column: FlatColumn = {
           header: this.display(`${raw}/${shown}`, `${q.name}/${shown}`),
           label: `${q.name}${o.groupDelimiter}${choiceLabel(choice, this.labels)}`,
           hxl: '',
@@ -156,8 +177,8 @@ class FlatPlanner {
             if (names === undefined) return NA;
             return names.includes(choice.name) ? chosen : unchosen;
           },
-          rule: { kind: 'choice', steps, key: q.path, choice: choice.name, chosen, unchosen },
-        });
+        };
+        this.push(column, { kind: 'choice', steps, key: q.path, choice: choice.name, chosen, unchosen });
       }
     } else {
       const column: FlatColumn = {
@@ -175,14 +196,14 @@ class FlatPlanner {
         : q.media && !q.selectOne && !q.selectMultiple
           ? { kind: 'media', steps, key: q.path, baseUrl: this.links.baseUrl }
           : undefined;
-      this.columns.push(rule ? { ...column, rule } : column);
+      this.push(column, rule);
     }
     if (q.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
       const partsOf = rememberLast(pointParts);
       for (let part = 0; part < 4; part++) {
         const header = this.display(geopointPartPath(raw, part), geopointPartPath(q.name, part));
-        this.columns.push({
+        const column: FlatColumn = {
           header,
           label: header,
           hxl: '',
@@ -191,8 +212,8 @@ class FlatPlanner {
             if (parts === undefined) return NA;
             return parts[part] ?? '';
           },
-          rule: { kind: 'part', steps, key: q.path, part },
-        });
+        };
+        this.push(column, { kind: 'part', steps, key: q.path, part });
       }
     }
   }
@@ -248,24 +269,32 @@ class FlatPlanner {
         const value = record[key];
         if (key === '_notes') return '';
         if (value === undefined) return NA;
-        return key === '_tags' ? flatTags(value) : text(value);
+        return key === '_tags' ? flatTags(value) : this.text(value);
       };
       const rule: ColumnRule = key === '_notes' ? { kind: 'empty', steps: [], key } : key === '_tags' ? { kind: 'tags', steps: [], key } : { kind: 'value', steps: [], key, decimal: false };
-      this.columns.push({ header: key, label: key, hxl: '', read, rule });
+      this.push({ header: key, label: key, hxl: '', read }, rule);
     }
     for (const key of [...osmTagKeys].sort()) {
-      const read = (record: ExportRecord): string => (record[key] === undefined ? NA : text(record[key]));
-      this.columns.push({ header: key, label: key, hxl: '', read, rule: { kind: 'value', steps: [], key, decimal: false } });
+      const read = (record: ExportRecord): string => (record[key] === undefined ? NA : this.text(record[key]));
+      this.push({ header: key, label: key, hxl: '', read }, { kind: 'value', steps: [], key, decimal: false });
     }
   }
 }
 
 /**
  * Plans the flat columns of a form. `shape` gives the repeat block counts of the exported
- * records; `osmTagKeys` the `<field>:<tag>` keys found in them.
+ * records; `osmTagKeys` the `<field>:<tag>` keys found in them. The flat layout is CSV's, so its
+ * text is formula-safe unless a format that never evaluates it asks for `as-answered`.
  */
-export function planFlatLayout(form: ExportForm, options: LayoutOptions, shape: RepeatShape, links: LinkContext, osmTagKeys: readonly string[] = []): FlatLayout {
-  const planner = new FlatPlanner(form, options, shape, links);
+export function planFlatLayout(
+  form: ExportForm,
+  options: LayoutOptions,
+  shape: RepeatShape,
+  links: LinkContext,
+  osmTagKeys: readonly string[] = [],
+  cellText: CellText = 'formula-safe',
+): FlatLayout {
+  const planner = new FlatPlanner(form, options, shape, links, cellText);
   planner.walk(form.children);
   planner.meta(osmTagKeys);
   const columns = planner.columns;

@@ -109,9 +109,10 @@ async function loadPlan(ctx: RequestContext, url: string): Promise<ReportPlan> {
 async function columnReaders(source: ExportSource, fields: readonly string[]): Promise<Map<string, FlatColumn['read']>> {
   const [shape, osmTagKeys] = await Promise.all([source.repeatShape(), source.osmTagKeys()]);
   const links = { baseUrl: source.baseUrl };
-  const layouts = [planFlatLayout(source.form, source.options, shape, links, osmTagKeys)];
+  // The report's cells are legacy XLS text cells, never evaluated: values are written as answered.
+  const layouts = [planFlatLayout(source.form, source.options, shape, links, osmTagKeys, 'as-answered')];
   if (source.options.splitSelectMultiples) {
-    layouts.push(planFlatLayout(source.form, { ...source.options, splitSelectMultiples: false }, shape, links, osmTagKeys));
+    layouts.push(planFlatLayout(source.form, { ...source.options, splitSelectMultiples: false }, shape, links, osmTagKeys, 'as-answered'));
   }
   const wanted = new Set(fields);
   const readers = new Map<string, FlatColumn['read']>();
