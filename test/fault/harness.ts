@@ -2,6 +2,7 @@
 // real HTTP, the server's peak memory from /proc, and the one-line reports each scenario prints.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { multipart, type MultipartFile } from '../helpers.ts';
@@ -45,6 +46,32 @@ export async function getJson<T>(baseUrl: string, path: string, auth: string): P
 /** The form's records, with only the given fields. */
 export async function records<T>(baseUrl: string, auth: string, formId: number, fields: string[]): Promise<T[]> {
   return getJson<T[]>(baseUrl, `/api/v1/data/${formId}?fields=${encodeURIComponent(JSON.stringify(fields))}`, auth);
+}
+
+const IMPORT_FIXTURES = join(import.meta.dirname, '../fixtures/imports');
+
+/** The form the record imports go to (test/fixtures/imports/tutorial.xlsx). */
+export function tutorialForm(): MultipartFile {
+  return { name: 'xls_file', fileName: 'tutorial.xlsx', content: readFileSync(join(IMPORT_FIXTURES, 'tutorial.xlsx')) };
+}
+
+/**
+ * A CSV of records for the tutorial form: good.csv's rows over and over, one a uuid of `rows`
+ * (its instanceID), or `rows` new records without one.
+ */
+export function tutorialCsv(rows: readonly string[] | number): string {
+  const [header = '', ...lines] = readFileSync(join(IMPORT_FIXTURES, 'good.csv'), 'utf8').trim().split('\n');
+  const columns = header.split(',');
+  const instanceId = columns.indexOf('meta/instanceID');
+  const uuidColumn = columns.indexOf('_uuid');
+  const uuids = typeof rows === 'number' ? Array.from({ length: rows }, () => '') : rows;
+  const body = uuids.map((uuid, i) =>
+    (lines[i % lines.length] ?? '')
+      .split(',')
+      .map((value, c) => (c === instanceId ? (uuid ? `uuid:${uuid}` : '') : c === uuidColumn ? uuid : value))
+      .join(','),
+  );
+  return `${header}\n${body.join('\n')}\n`;
 }
 
 /** Polls until `check` answers a value (not undefined), or fails after `timeoutMs`. */
