@@ -13,7 +13,8 @@ function readText(path: string): string | undefined {
   }
 }
 
-function bootId(): string | undefined {
+/** This machine's boot id, without dashes (undefined where /proc does not exist). */
+export function bootId(): string | undefined {
   return readText('/proc/sys/kernel/random/boot_id')?.trim().replaceAll('-', '') || undefined;
 }
 
