@@ -11,19 +11,8 @@ import { IMPORT_JOB } from '../modules/imports/service.ts';
 import { deleteAbandonedImports } from '../modules/imports/repository.ts';
 import { finishInterruptedPublishes } from '../modules/imports/publish.ts';
 import { sweepImportTempDirs } from '../modules/imports/upload.ts';
-import { claimIsAbandoned, hostClaimPrefix } from './claimant.ts';
-import { expireJobLease, findStartedJobsClaimedBy } from './repository.ts';
+import { reclaimAbandonedJobs } from './reclaim.ts';
 import type { JobLog } from './log.ts';
-
-/** Ends the lease of every running job claimed on this host by a process that is gone; answers how many. */
-export async function reclaimAbandonedJobs(deps: AppDeps): Promise<number> {
-  const now = deps.clock.now();
-  let reclaimed = 0;
-  for (const job of await findStartedJobsClaimedBy(deps.db, hostClaimPrefix())) {
-    if (claimIsAbandoned(job.locked_by) && (await expireJobLease(deps.db, job.id, job.locked_by, now))) reclaimed++;
-  }
-  return reclaimed;
-}
 
 export interface Recovery {
   reclaimedJobs: number;

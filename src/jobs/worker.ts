@@ -5,6 +5,7 @@ import type { AppDeps } from '../context.ts';
 import type { JobRegistry } from './registry.ts';
 import { consoleJobLog, type JobLog } from './log.ts';
 import { runOneJob } from './run-job.ts';
+import { reclaimAbandonedJobs } from './reclaim.ts';
 
 export { JobRegistry, TransientJobError, type JobContext, type JobHandler, type JobTypeOptions } from './registry.ts';
 export { runOneJob, retryDelaySeconds, type RunJobOptions } from './run-job.ts';
@@ -16,6 +17,8 @@ export interface WorkerOptions {
   pollMs?: number;
   /** On stop(), how long running handlers may take to finish before they are aborted. Default 10 s. */
   graceMs?: number;
+  /** How often this process takes back the jobs of this host's ended processes. Default 30 s. */
+  reclaimMs?: number;
   log?: JobLog;
 }
 
@@ -77,8 +80,19 @@ export function startWorkers(deps: AppDeps, registry: JobRegistry, options: Work
     }
   };
   const loops = Promise.all(Array.from({ length: options.count }, () => loop()));
+  // A sibling process (a `gather worker`, a cluster process) may die while this one runs on.
+  const reclaim = setInterval(() => {
+    reclaimAbandonedJobs(deps).then(
+      (n) => {
+        if (n > 0) wake();
+      },
+      (error: unknown) => log('error', 'job worker: could not take back the jobs of ended processes', error),
+    );
+  }, options.reclaimMs ?? 30_000);
+  reclaim.unref();
 
   const stop = async (): Promise<void> => {
+    clearInterval(reclaim);
     wake();
     if (!(await settlesWithin(loops, graceMs))) {
       shutdown.abort(new WorkerShutdownError());

@@ -5,6 +5,8 @@ import { startTestDatabase, type TestDatabase } from '../helpers.ts';
 import { enqueueJob, findJobByUuid, type JobRow } from '../../src/jobs/queue.ts';
 import { JobRegistry, TransientJobError, runOneJob, startWorkers, type JobContext } from '../../src/jobs/worker.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
+import { hostname } from 'node:os';
+import { bootId } from '../../src/platform/process-identity.ts';
 
 let db: TestDatabase;
 
@@ -434,5 +436,31 @@ describe('startWorkers', () => {
     assert.equal(job.attempts, 0, 'an interrupted run is not counted against the job');
     assert.equal(job.locked_by, null);
     assert.ok(job.run_after <= db.clock.now());
+  });
+});
+
+describe('a sibling process that died while this one runs', () => {
+  test('its running job is taken back by the workers without waiting out the lease', { skip: bootId() === undefined && 'needs /proc' }, async () => {
+    const registry = new JobRegistry();
+    let ran = 0;
+    registry.register('orphan', async () => {
+      ran++;
+      return {};
+    });
+    const { uuid } = await enqueueJob(db.deps.db, { type: 'orphan', payload: {}, createdBy: null });
+    // Claimed an hour's lease ago by a process of this machine's boot that no longer exists.
+    const deadClaim = `${hostname()}:${2 ** 30 + 7}.${bootId() ?? ''}.12345:token`;
+    await db.deps.db
+      .updateTable('jobs')
+      .set({ status: 'STARTED', locked_by: deadClaim, locked_until: new Date(Date.now() + 3600_000), attempts: 1 })
+      .where('uuid', '=', uuid)
+      .execute();
+    const workers = startWorkers(db.deps, registry, { count: 1, pollMs: 20, reclaimMs: 50, ...quiet });
+    try {
+      await waitFor(async () => (await jobOf(uuid)).status === 'SUCCESS', 'the orphaned job to run');
+      assert.equal(ran, 1);
+    } finally {
+      await workers.stop();
+    }
   });
 });
