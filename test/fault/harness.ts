@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { multipart, type MultipartFile } from '../helpers.ts';
+import type { ServerProcess } from '../server-process.ts';
 
 export const MB = 1024 * 1024;
 export const PASSWORD = 'Fault-suite-pw-42';
@@ -85,10 +86,26 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/** The database the suite runs on, as the printed reports name it. */
+function databaseName(): string {
+  return process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite';
+}
+
 /** Prints one scenario's figures on one line, e.g. `fault ingest: sent 400, acknowledged 213, …`. */
 export function report(scenario: string, figures: Record<string, number | string>): void {
-  const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite';
-  console.log(`fault ${scenario} [${database}]: ${Object.entries(figures).map(([name, value]) => `${name} ${value}`).join(', ')}`);
+  console.log(`fault ${scenario} [${databaseName()}]: ${Object.entries(figures).map(([name, value]) => `${name} ${value}`).join(', ')}`);
+}
+
+/** One printed row of a memory scenario: the peak rise an input caused, against its limit. */
+export function memoryRow(limitBytes: number, input: string, answer: string, riseBytes: number): string {
+  return `fault memory [${databaseName()}] peak memory +${megabytes(riseBytes)} (limit ${megabytes(limitBytes)}), ${input}: ${answer}`;
+}
+
+/** The server process a memory scenario measures, which must be running. */
+export function runningServer(server: ServerProcess | undefined): { server: ServerProcess; pid: number } {
+  assert.ok(server, 'the server is running');
+  assert.ok(server.child.pid, 'the server process has a pid');
+  return { server, pid: server.child.pid };
 }
 
 function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { createServerStorage, type ServerProcess, type ServerStorage } from '../server-process.ts';
-import { MB, megabytes, peakRise, postMultipart, publish, records, registerUser, streamRequest, type StreamedAnswer } from './harness.ts';
+import { MB, megabytes, memoryRow, peakRise, postMultipart, publish, records, registerUser, runningServer, streamRequest, type StreamedAnswer } from './harness.ts';
 
 const ANONYMOUS_LIMIT = 64 * MB;
 const HOSTILE_BYTES = 1024 * MB;
@@ -43,20 +43,11 @@ after(async () => {
   if (rows.length) console.log(rows.join('\n'));
 });
 
-function running(): ServerProcess {
-  assert.ok(server, 'the server is running');
-  return server;
-}
-
-function pid(): number {
-  const id = running().child.pid;
-  assert.ok(id, 'the server process has a pid');
-  return id;
-}
+const running = (): ServerProcess => runningServer(server).server;
+const pid = (): number => runningServer(server).pid;
 
 function record(input: string, answer: string, riseBytes: number): void {
-  const database = process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite';
-  rows.push(`fault memory [${database}] peak memory +${megabytes(riseBytes)} (limit ${megabytes(ANONYMOUS_LIMIT)}), ${input}: ${answer}`);
+  rows.push(memoryRow(ANONYMOUS_LIMIT, input, answer, riseBytes));
 }
 
 /** The message of an OpenRosa or JSON answer, on one line. */

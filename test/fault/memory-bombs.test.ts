@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServerStorage, type ServerProcess, type ServerStorage } from '../server-process.ts';
-import { getJson, MB, megabytes, peakRise, postMultipart, publish, records, registerUser, waitFor } from './harness.ts';
+import { getJson, MB, megabytes, memoryRow, peakRise, postMultipart, publish, records, registerUser, runningServer, waitFor } from './harness.ts';
 import { rowBomb, type RowBomb } from './row-bomb.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/imports');
@@ -43,20 +43,11 @@ after(async () => {
   if (rows.length) console.log(rows.join('\n'));
 });
 
-function running(): ServerProcess {
-  assert.ok(server, 'the server is running');
-  return server;
-}
-
-function pid(): number {
-  const id = running().child.pid;
-  assert.ok(id, 'the server process has a pid');
-  return id;
-}
+const running = (): ServerProcess => runningServer(server).server;
+const pid = (): number => runningServer(server).pid;
 
 function record(input: string, answer: string, riseBytes: number): void {
-  const line = `peak memory +${megabytes(riseBytes)} (limit ${megabytes(BOMB_LIMIT)}), ${input}: ${answer}`;
-  rows.push(`fault memory [${process.env['DATABASE_URL'] ? 'PostgreSQL' : 'PGlite'}] ${line}`);
+  rows.push(memoryRow(BOMB_LIMIT, input, answer, riseBytes));
 }
 
 async function importBomb(source: RowBomb, variant: 'honest' | 'lying', label: string): Promise<void> {
