@@ -189,8 +189,15 @@ export interface BlobsTable {
   sha256: string;
   content_type: Generated<string>;
   size: number;
-  data: Uint8Array;
+  /** CRC-32 of the whole file; null for files stored before it was recorded (migration 0024). */
+  crc32: number | null;
   created_at: DefaultedTimestamp;
+}
+
+export interface BlobChunksTable {
+  sha256: string;
+  seq: number;
+  data: Uint8Array;
 }
 
 export interface JobsTable {
@@ -363,6 +370,7 @@ export interface Schema {
   organization_members: OrganizationMembersTable;
   survey_drafts: SurveyDraftsTable;
   blobs: BlobsTable;
+  blob_chunks: BlobChunksTable;
   instances: InstancesTable;
   form_stats: FormStatsTable;
   instance_history: InstanceHistoryTable;

@@ -3,10 +3,10 @@
 // (an owner who does not require authentication), a huge declared Content-Length, and slow bodies
 // (a stall, a steady trickle, and a hundred of them at once) under small time limits. Each is
 // refused or cut off, stores nothing, and raises the server process's peak resident memory by at
-// most 64 MB.
+// most 64 MB. A large photo that is allowed is stored, served and zipped within the same 64 MB.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formFile } from '../fixtures/forms.ts';
@@ -123,6 +123,66 @@ describe('oversized bodies, default limits', () => {
     record('anonymous Content-Length of 1 TB, POST /bob/submission', `${result.status} ${brief(result.body)} after ${megabytes(result.sentBytes)} sent${result.error ? ` (${result.error})` : ''}`, riseBytes);
     assertRefused(result, 413, 256 * MB);
     assert.ok(riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(riseBytes)}`);
+  });
+});
+
+describe('an allowed large photo', () => {
+  const PHOTO_BYTES = 96 * MB;
+  const block = randomBytes(MB);
+  const photoSha = (() => {
+    const hash = createHash('sha256');
+    for (let i = 0; i < PHOTO_BYTES / MB; i++) hash.update(block);
+    return hash.digest('hex');
+  })();
+  const uuid = 'b16f0700-0000-4000-8000-000000000000';
+
+  function* photoSubmission(boundary: string): Generator<Buffer> {
+    const xml = householdXml({ uuid, photo: 'big.jpg' });
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="xml_submission_file"; filename="submission.xml"\r\nContent-Type: text/xml\r\n\r\n${xml}`);
+    yield Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="big.jpg"; filename="big.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    for (let i = 0; i < PHOTO_BYTES / MB; i++) yield block;
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+  }
+
+  /** Reads a download to its end without keeping it, answering its SHA-256 and length. */
+  async function digestOf(response: Response): Promise<{ sha256: string; bytes: number }> {
+    assert.ok(response.body);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of response.body) {
+      hash.update(chunk);
+      bytes += chunk.byteLength;
+    }
+    return { sha256: hash.digest('hex'), bytes };
+  }
+
+  test('an anonymous 96 MB photo is stored (201), served and zipped, each within 64 MB', { timeout: 300_000 }, async () => {
+    const boundary = `----fault${randomBytes(8).toString('hex')}`;
+    const stored = await peakRise(pid(), () =>
+      streamRequest(`${running().baseUrl}/bob/submission`, { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: photoSubmission(boundary) }),
+    );
+    record(`anonymous ${megabytes(PHOTO_BYTES)} photo (allowed), POST /bob/submission`, `${stored.result.status} ${brief(stored.result.body)}`, stored.riseBytes);
+    assert.equal(stored.result.status, 201, stored.result.body);
+    assert.ok(stored.riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(stored.riseBytes)}`);
+
+    const [row] = await records<{ _attachments: { id: number; filename: string }[] }>(running().baseUrl, auth, formId, ['_attachments']).then((all) =>
+      all.filter((r) => r._attachments.some((a) => a.filename.endsWith('big.jpg'))),
+    );
+    const attachment = row?._attachments.find((a) => a.filename.endsWith('big.jpg'));
+    assert.ok(attachment, 'the record lists the photo');
+    const served = await peakRise(pid(), async () => digestOf(await fetch(`${running().baseUrl}/api/v1/files/${attachment.id}`, { headers: { authorization: auth } })));
+    record(`download of the ${megabytes(PHOTO_BYTES)} photo, GET /api/v1/files/{id}`, `${served.result.bytes} bytes`, served.riseBytes);
+    assert.deepEqual(served.result, { sha256: photoSha, bytes: PHOTO_BYTES }, 'the photo comes back byte for byte');
+    assert.ok(served.riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(served.riseBytes)}`);
+
+    const zipped = await peakRise(pid(), async () => {
+      const response = await fetch(`${running().baseUrl}/api/v1/forms/${formId}.zip`, { headers: { authorization: auth } });
+      assert.equal(response.status, 200);
+      return digestOf(response);
+    });
+    record(`attachments zip holding the ${megabytes(PHOTO_BYTES)} photo, GET /api/v1/forms/{pk}.zip`, `${zipped.result.bytes} bytes`, zipped.riseBytes);
+    assert.ok(zipped.result.bytes > PHOTO_BYTES, 'the zip holds the photo, stored');
+    assert.ok(zipped.riseBytes <= ANONYMOUS_LIMIT, `the peak rose by ${megabytes(zipped.riseBytes)}`);
   });
 });
 

@@ -203,3 +203,30 @@ test('stored entries sit between deflated ones, whole and with their method, siz
   assert.equal(bytes.readUInt32LE(18), photo.length);
   assert.equal(bytes.readUInt32LE(22), photo.length);
 });
+
+test('a stored entry of known size and CRC is written chunk by chunk and checked on close', async () => {
+  const { crc32 } = await import('node:zlib');
+  const photo = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) % 253));
+  const zip = new ZipWriter(OPTIONS);
+  const entry = zip.openStored('a/photo.jpg', { size: photo.length, crc: crc32(photo) });
+  const out: Uint8Array[] = [];
+  for (let start = 0; start < photo.length; start += 65_536) {
+    await entry.write(photo.subarray(start, start + 65_536));
+    out.push(...zip.take());
+  }
+  await entry.close();
+  const bytes = Buffer.concat([...out, ...zip.take(), zip.finish()]);
+  const files = await unzip(bytes);
+  assert.ok(files.get('a/photo.jpg')?.equals(photo));
+  assert.deepEqual(await entryMethods(bytes), [['a/photo.jpg', 0]]);
+  assert.equal(bytes.readUInt16LE(6) & 0x0008, 0);
+
+  const short = new ZipWriter(OPTIONS).openStored('b.bin', { size: 3, crc: crc32(Buffer.from('abc')) });
+  await short.write('ab');
+  await assert.rejects(short.close(), /does not match/);
+  const long = new ZipWriter(OPTIONS).openStored('c.bin', { size: 1, crc: 0 });
+  await assert.rejects(long.write('ab'), /longer than/);
+  const wrong = new ZipWriter(OPTIONS).openStored('d.bin', { size: 3, crc: 1 });
+  await wrong.write('abc');
+  await assert.rejects(wrong.close(), /does not match/);
+});

@@ -300,6 +300,37 @@ export class ZipWriter {
     this.written.push(record);
   }
 
+  /**
+   * Starts a stored entry whose size and CRC-32 are known before its bytes arrive (a file kept
+   * with them), so it is written chunk by chunk with both in its local header, as addStored does.
+   * Closing it checks that the bytes written match what was declared.
+   */
+  openStored(entryName: string, declared: { readonly size: number; readonly crc: number }): ZipEntryWriter {
+    if (this.streaming) throw new Error('zip writer: a streamed entry is still open');
+    if (declared.size >= MAX_32) throw new Error('zip writer: a stored entry must be smaller than 4 GiB');
+    const name = Buffer.from(entryName, 'utf8');
+    const record: Written = { name, offset: this.offset, crc: declared.crc, size: declared.size, compressedSize: declared.size, stored: true };
+    this.emit(localHeader(name, this.stamp, record));
+    let size = 0;
+    let crc = 0;
+    let open = true;
+    return {
+      write: async (data) => {
+        const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+        if (!open) throw new Error('zip writer: the stored entry is closed');
+        size += bytes.length;
+        if (size > declared.size) throw new Error(`zip writer: ${entryName} is longer than its declared ${declared.size} bytes`);
+        crc = crc32(bytes, crc);
+        if (bytes.length > 0) this.emit(bytes);
+      },
+      close: async () => {
+        open = false;
+        if (size !== declared.size || crc !== declared.crc) throw new Error(`zip writer: ${entryName} does not match its declared size and CRC-32`);
+        this.written.push(record);
+      },
+    };
+  }
+
   /** Starts an entry compressed into `spool`; emitSpooled() writes it out later. */
   openSpooled(spool: Spool, entryName = ''): SpooledEntryWriter {
     const deflater = new EntryDeflater(this.options.level, this.queueBytes, (chunk) => spool.write(chunk));

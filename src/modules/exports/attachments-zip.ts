@@ -1,11 +1,11 @@
 // The attachments export (`zip`, onadata-data.md §3.8): every file attached to the records in
 // scope, in one zip, each under `<id_string>/<record _uuid>/<file name>` so that files of the same
 // name from different records stay apart and each can be matched with its row of a CSV export.
-// The records themselves are not read, and files are read one at a time: memory holds one file,
-// whatever the number of records.
+// The records themselves are not read, and files are read a chunk at a time: memory holds about
+// one chunk of storage, whatever the number of records and the size of their files.
 import type { AppDeps } from '../../context.ts';
 import { ZipWriter } from '../../exports/zip/zip-writer.ts';
-import { getBlob } from '../blobs/repository.ts';
+import { blobCrc32, findBlob, readBlobChunks } from '../blobs/repository.ts';
 import type { ExportSource } from './source.ts';
 
 /** Text files are deflated; anything else (photos, audio, video, documents) is compressed already and stored. */
@@ -30,7 +30,7 @@ export async function* attachmentsZip(deps: AppDeps, source: ExportSource, idStr
     for await (const page of source.attachmentPages()) {
       for (const file of page.files) {
         // A file missing from storage is left out, as onadata leaves it out.
-        const blob = await getBlob(deps.db, file.blob);
+        const blob = await findBlob(deps.db, file.blob);
         if (!blob) continue;
         if (file.record_id !== record) {
           record = file.record_id;
@@ -40,13 +40,12 @@ export async function* attachmentsZip(deps: AppDeps, source: ExportSource, idStr
         if (used.has(name)) name = `${file.id}-${name}`;
         used.add(name);
         const path = `${folder}/${segment(file.record_uuid, String(file.record_id))}/${name}`;
-        if (TEXT_TYPES.test(file.mimetype)) {
-          const entry = zip.openStreamed(path);
-          await entry.write(blob.data);
-          await entry.close();
-        } else {
-          zip.addStored(path, blob.data);
+        const entry = TEXT_TYPES.test(file.mimetype) ? zip.openStreamed(path) : zip.openStored(path, { size: blob.size, crc: await blobCrc32(deps.db, blob) });
+        for await (const chunk of readBlobChunks(deps.db, blob)) {
+          await entry.write(chunk);
+          yield* zip.take();
         }
+        await entry.close();
         yield* zip.take();
       }
     }

@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 import type { MetadataRow } from '../forms/repository.ts';
+import { findBlob, type BlobInfo } from '../blobs/repository.ts';
 
 const COLUMNS = ['id', 'form_id', 'data_type', 'data_value', 'extra_data', 'data_file', 'data_file_type', 'file_hash', 'date_created'] as const;
 
@@ -54,12 +55,8 @@ export async function insertMetadata(
     .executeTakeFirstOrThrow();
 }
 
-/** A live media entry of a form, with its file's bytes when it has one. */
-export async function findFormMediaFile(
-  db: DbOrTx,
-  formId: number,
-  id: number,
-): Promise<{ row: MetadataRow; file: { data: Uint8Array; content_type: string } | undefined } | undefined> {
+/** A live media entry of a form, with its stored file when it has one. */
+export async function findFormMediaFile(db: DbOrTx, formId: number, id: number): Promise<{ row: MetadataRow; file: BlobInfo | undefined } | undefined> {
   const row = await db
     .selectFrom('form_metadata')
     .select([...COLUMNS, 'blob_sha256'])
@@ -70,20 +67,14 @@ export async function findFormMediaFile(
     .executeTakeFirst();
   if (!row) return undefined;
   const { blob_sha256: sha256, ...entry } = row;
-  const file = sha256 === null ? undefined : await db.selectFrom('blobs').select(['data', 'content_type']).where('sha256', '=', sha256).executeTakeFirst();
+  const file = sha256 === null ? undefined : await findBlob(db, sha256);
   return { row: entry, file };
 }
 
-/** The bytes of an entry's uploaded file (any type), or undefined when it has none. */
-export async function findMetadataFile(db: DbOrTx, id: number): Promise<Uint8Array | undefined> {
-  const row = await db
-    .selectFrom('form_metadata as m')
-    .innerJoin('blobs as b', 'b.sha256', 'm.blob_sha256')
-    .select('b.data')
-    .where('m.id', '=', id)
-    .where('m.deleted_at', 'is', null)
-    .executeTakeFirst();
-  return row?.data;
+/** An entry's uploaded file (any type), or undefined when it has none. */
+export async function findMetadataFile(db: DbOrTx, id: number): Promise<BlobInfo | undefined> {
+  const row = await db.selectFrom('form_metadata').select('blob_sha256').where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return row?.blob_sha256 ? findBlob(db, row.blob_sha256) : undefined;
 }
 
 /** The live media entries of a form, oldest first. */

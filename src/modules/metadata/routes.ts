@@ -1,5 +1,6 @@
 // Routes for /api/v1/metadata (form entries: text values, media files and links, supporting
 // documents): a schema, an access rule and one service call each.
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { attachmentDisposition } from '../../http/conventions.ts';
@@ -54,7 +55,8 @@ export function registerMetadataRoutes(app: FastifyInstance): void {
         .type(download.contentType)
         .header('content-disposition', attachmentDisposition(download.fileName))
         .header('x-content-type-options', 'nosniff')
-        .send(Buffer.from(download.bytes));
+        .header('content-length', download.size)
+        .send(Readable.from(download.content));
     },
   });
 

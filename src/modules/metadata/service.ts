@@ -13,7 +13,7 @@ import { errors, type FieldErrors } from '../../errors.ts';
 import { formAllows, isAuthenticated, isMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
 import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
 import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
-import { putBlob } from '../blobs/repository.ts';
+import { putBlob, readBlobChunks } from '../blobs/repository.ts';
 import { parseLinkedDataset } from '../exports/linked-dataset.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
@@ -91,7 +91,7 @@ export async function getMetadata(ctx: RequestContext, rawId: string): Promise<R
 
 /** An entry's file as a download: its bytes, or the address a media link points at. */
 export type MetadataDownload =
-  | { readonly kind: 'file'; readonly bytes: Uint8Array; readonly contentType: string; readonly fileName: string }
+  | { readonly kind: 'file'; readonly size: number; readonly content: AsyncIterable<Uint8Array>; readonly contentType: string; readonly fileName: string }
   | { readonly kind: 'redirect'; readonly location: string };
 
 /** GET /api/v1/metadata/{id}.{extension}: the uploaded file of an entry the caller may see. */
@@ -101,9 +101,9 @@ export async function getMetadataFile(ctx: RequestContext, rawId: string): Promi
     if (row.data_type === 'media' && /^https?:\/\//i.test(row.data_value)) return { kind: 'redirect', location: row.data_value };
     throw errors.notFound();
   }
-  const bytes = await repo.findMetadataFile(ctx.db, row.id);
-  if (!bytes) throw errors.notFound();
-  return { kind: 'file', bytes, contentType: row.data_file_type ?? 'application/octet-stream', fileName: row.data_value };
+  const blob = await repo.findMetadataFile(ctx.db, row.id);
+  if (!blob) throw errors.notFound();
+  return { kind: 'file', size: blob.size, content: readBlobChunks(ctx.db, blob), contentType: row.data_file_type ?? 'application/octet-stream', fileName: row.data_value };
 }
 
 /**

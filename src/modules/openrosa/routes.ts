@@ -86,11 +86,9 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
             .header('cache-control', 'private, no-store')
             .send(Readable.from(media.file.chunks));
         }
-        return reply
-          .type(media.contentType)
-          .header('content-disposition', attachmentDisposition(media.fileName))
-          .header('x-content-type-options', 'nosniff')
-          .send(typeof media.content === 'string' ? media.content : Buffer.from(media.content));
+        const sent = reply.type(media.contentType).header('content-disposition', attachmentDisposition(media.fileName)).header('x-content-type-options', 'nosniff');
+        if (media.kind === 'text') return sent.send(media.content);
+        return sent.header('content-length', media.size).send(Readable.from(media.content));
       },
     });
   }

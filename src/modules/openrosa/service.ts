@@ -7,6 +7,7 @@ import * as forms from '../forms/repository.ts';
 import { LINKED_DATASET_QUERY, linkedDatasetCsv, linkedDatasetHash, parseLinkedDataset } from '../exports/linked-dataset.ts';
 import type { ExportFile } from '../exports/render.ts';
 import * as metadata from '../metadata/repository.ts';
+import { readBlobChunks } from '../blobs/repository.ts';
 import { formListXml, manifestXml, mediaHash, type ManifestEntry } from './xml.ts';
 
 /** The account named in an owner-scoped URL; anonymous callers pass only when it does not require auth. */
@@ -130,7 +131,8 @@ export async function manifest(ctx: RequestContext, username: string | undefined
 
 /** A media file a device downloads: itemsets.csv, or a media entry by id (`7` or `7.png`). */
 export type MediaDownload =
-  | { readonly kind: 'file'; readonly content: string | Uint8Array; readonly contentType: string; readonly fileName: string }
+  | { readonly kind: 'text'; readonly content: string; readonly contentType: string; readonly fileName: string }
+  | { readonly kind: 'file'; readonly size: number; readonly content: AsyncIterable<Uint8Array>; readonly contentType: string; readonly fileName: string }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'export'; readonly file: ExportFile; readonly fileName: string };
 
@@ -139,12 +141,12 @@ export async function mediaFile(ctx: RequestContext, username: string | undefine
   if (fileName === 'itemsets.csv') {
     const { itemsets_csv: itemsets } = await forms.findFormDefinition(ctx.db, form.id);
     if (!itemsets) throw errors.notFound();
-    return { kind: 'file', content: itemsets, contentType: 'text/csv; charset=utf-8', fileName };
+    return { kind: 'text', content: itemsets, contentType: 'text/csv; charset=utf-8', fileName };
   }
   const id = /^(\d{1,9})(?:\.[A-Za-z0-9]+)?$/.exec(fileName)?.[1];
   const found = id === undefined ? undefined : await metadata.findFormMediaFile(ctx.db, form.id, Number(id));
   if (!found) throw errors.notFound();
-  if (found.file) return { kind: 'file', content: found.file.data, contentType: found.row.data_file_type ?? 'application/octet-stream', fileName: found.row.data_value };
+  if (found.file) return { kind: 'file', size: found.file.size, content: readBlobChunks(ctx.db, found.file), contentType: found.row.data_file_type ?? 'application/octet-stream', fileName: found.row.data_value };
   const linked = found.row.data_file === null ? parseLinkedDataset(found.row.data_value) : undefined;
   if (linked) {
     const file = await linkedDatasetCsv(ctx, linked.formId, query, ctx.baseUrl);

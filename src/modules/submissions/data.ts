@@ -4,7 +4,7 @@ import { AppError, errors } from '../../errors.ts';
 import { ownValue } from '../../platform/lookup.ts';
 import { formAllows, inRecordScope, isAuthenticated, recordReadScope, recordWriteScope, requireUser, type FormAccessFacts } from '../../access/index.ts';
 import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http/pagination.ts';
-import { getBlob } from '../blobs/repository.ts';
+import { findBlob, readBlobChunks } from '../blobs/repository.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { queryCondition, sortOrder } from './query.ts';
@@ -283,13 +283,14 @@ export async function formsWithPublicData(ctx: RequestContext): Promise<Record<s
   return (await forms.listLiveForms(ctx.db, { sharedDataOnly: true })).map((f) => dataEntry(ctx, f));
 }
 
-export async function attachmentFile(ctx: RequestContext, rawId: string): Promise<{ name: string; mimetype: string; data: Uint8Array }> {
+/** An attachment's file, read from storage a chunk at a time as it is sent. */
+export async function attachmentFile(ctx: RequestContext, rawId: string): Promise<{ name: string; mimetype: string; size: number; content: AsyncIterable<Uint8Array> }> {
   if (!/^\d+$/.test(rawId)) throw errors.notFound();
   const attachment = await repo.findAttachment(ctx.db, Number(rawId));
   if (!attachment) throw errors.notFound();
   const { submittedBy } = await loadDataForm(ctx, String(attachment.form_id));
   if (submittedBy !== undefined && attachment.submitted_by !== submittedBy) throw errors.notFound();
-  const blob = await getBlob(ctx.db, attachment.blob);
+  const blob = await findBlob(ctx.db, attachment.blob);
   if (!blob) throw new AppError(404, { detail: 'Not found.' });
-  return { name: attachment.name, mimetype: attachment.mimetype, data: blob.data };
+  return { name: attachment.name, mimetype: attachment.mimetype, size: blob.size, content: readBlobChunks(ctx.db, blob) };
 }

@@ -8,7 +8,7 @@ import type { Role } from '../../access/roles.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
-import { putBlob } from '../blobs/repository.ts';
+import { putBlob, type BlobContent } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { buildFormSchema, type FormSchema } from './form-schema.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
@@ -19,8 +19,8 @@ export interface UploadedMedia {
   name: string;
   contentType: string;
   size: number;
-  /** The file's bytes: a file spooled to disk is read when it is stored, one file at a time. */
-  read(): Promise<Uint8Array>;
+  /** The file's bytes, or the file they were spooled to (stored from disk a chunk at a time). */
+  content: BlobContent;
 }
 
 /** An instance, decoded, with the decision that its sender may submit it (admitInstance). */
@@ -336,11 +336,10 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
     }
     const files = kind === 'duplicate' && media.length > 0 ? await lateFiles(ctx, trx, access, instanceId, uuid, xml, media) : media;
     for (const file of files) {
-      const bytes = await file.read();
-      const blob = await putBlob(trx, bytes, file.contentType);
+      const blob = await putBlob(trx, file.content, file.contentType);
       await repo.saveAttachment(
         trx,
-        { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: bytes.byteLength, date_created: ctx.clock.now() },
+        { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: file.size, date_created: ctx.clock.now() },
         kind !== 'duplicate',
       );
     }

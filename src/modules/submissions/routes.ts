@@ -7,6 +7,7 @@ import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { attachmentDisposition, openRosaMessage } from '../../http/conventions.ts';
 import { asPayload } from '../../http/payload.ts';
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import * as data from './data.ts';
 import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
@@ -199,7 +200,11 @@ export function registerDataRoutes(app: FastifyInstance): void {
     schema: { tags: ['data'], summary: 'A submission attachment', params: Type.Object({ id: Type.String() }) },
     handler: async (request, reply) => {
       const file = await data.attachmentFile(request.ctx, request.params.id);
-      return reply.type(file.mimetype).header('content-disposition', attachmentDisposition(file.name)).send(Buffer.from(file.data));
+      return reply
+        .type(file.mimetype)
+        .header('content-disposition', attachmentDisposition(file.name))
+        .header('content-length', file.size)
+        .send(Readable.from(file.content));
     },
   });
 }

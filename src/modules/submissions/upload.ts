@@ -173,7 +173,7 @@ async function readSmallUpload(request: FastifyRequest, boundary: string, length
     if (part.data.byteLength > limit) throw errors.fileTooLarge(fileName, limit);
     const bytes = part.data;
     if (part.name === 'xml_submission_file') upload.xml = bytes;
-    else upload.media.push({ name: fileName, contentType: contentTypeOf(fileName, part.mimetype), size: bytes.byteLength, read: async () => bytes });
+    else upload.media.push({ name: fileName, contentType: contentTypeOf(fileName, part.mimetype), size: bytes.byteLength, content: bytes });
   }
   return upload;
 }
@@ -278,7 +278,7 @@ async function readStreamedUpload(ctx: RequestContext, request: FastifyRequest, 
     // A file the instance does not name is passed over unread (nextPart skips its data).
     if (admitted && !mayBeNamed(admitted.xml, fileName)) continue;
     const { path, size } = await spoolPart(parts, spool, fileName, maxFileBytes);
-    media.push({ name: fileName, contentType: contentTypeOf(fileName, head.mimetype), size, path, read: () => readFile(path) });
+    media.push({ name: fileName, contentType: contentTypeOf(fileName, head.mimetype), size, path, content: { path } });
   }
   await parts.finish();
   return { xml: undefined, admitted, media };
