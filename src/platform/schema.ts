@@ -160,6 +160,9 @@ export interface FormVersionsTable {
   created_by: number | null;
   date_created: DefaultedTimestamp;
   date_modified: DefaultedTimestamp;
+  /** The XLSForm this version was converted from (blobs.sha256; migration 0025). */
+  xls_blob: ColumnType<string | null, string | null | undefined, string | null>;
+  xls_filename: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FormMetadataTable {
@@ -198,6 +201,36 @@ export interface BlobChunksTable {
   sha256: string;
   seq: number;
   data: Uint8Array;
+}
+
+export interface RestServicesTable {
+  id: Generated<number>;
+  form_id: number;
+  name: string;
+  service_url: string;
+  secret_sealed: string | null;
+  send_updates: Generated<boolean>;
+  created_by: number | null;
+  date_created: DefaultedTimestamp;
+  date_modified: DefaultedTimestamp;
+  last_status: ColumnType<number | null, number | null | undefined, number | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  last_attempt_at: NullableTimestamp;
+  last_delivery_at: NullableTimestamp;
+  attempts: Generated<number>;
+  delivered_count: ColumnType<string | number, never, string | number>;
+  dropped_count: ColumnType<string | number, never, string | number>;
+  retry_after: NullableTimestamp;
+  locked_by: ColumnType<string | null, string | null | undefined, string | null>;
+  locked_until: NullableTimestamp;
+}
+
+export interface RestServiceOutboxTable {
+  id: ColumnType<string | number, never, never>;
+  service_id: number;
+  instance_id: number;
+  event: 'created' | 'edited' | 'reviewed';
+  created_at: DefaultedTimestamp;
 }
 
 export interface JobsTable {
@@ -320,6 +353,20 @@ export interface AttachmentsTable {
   date_created: DefaultedTimestamp;
 }
 
+/** What an osm answer's `.osm` file held (migrations/0025_osm_data_form_version_files.sql). */
+export interface OsmDataTable {
+  id: Generated<number>;
+  instance_id: number;
+  field_name: string;
+  filename: string;
+  osm_id: string;
+  osm_type: string;
+  tags: Json;
+  geom: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  date_created: DefaultedTimestamp;
+  date_modified: DefaultedTimestamp;
+}
+
 // ---- Exports (migrations/0008_exports.sql)
 
 export interface ExportsTable {
@@ -375,7 +422,10 @@ export interface Schema {
   form_stats: FormStatsTable;
   instance_history: InstanceHistoryTable;
   attachments: AttachmentsTable;
+  osm_data: OsmDataTable;
   jobs: JobsTable;
+  rest_services: RestServicesTable;
+  rest_service_outbox: RestServiceOutboxTable;
   oauth_applications: OAuthApplicationsTable;
   oauth_authorization_codes: OAuthAuthorizationCodesTable;
   oauth_access_tokens: OAuthAccessTokensTable;

@@ -3,8 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createUser, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
-import { formFile } from '../fixtures/forms.ts';
+import { createUser, multipart, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { csvForm, formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 
 let server: TestServer;
@@ -70,4 +70,37 @@ test('/forms/{pk}/versions lists published versions; each has its JSON and XML; 
 
   assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions/nope`, headers: bob.auth })).statusCode, 404);
   assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/versions` })).statusCode, 404, 'a private form’s versions are hidden from anonymous callers');
+});
+
+test('a replaced form keeps each version’s XForm and XLSForm, listed as onadata lists them', async () => {
+  const first = csvForm({ id: 'versioned', version: 'v1' });
+  const second = csvForm({ id: 'versioned', version: 'v2', extra: ',text,village,Village' });
+  const id = await publishForm(server.app, bob, formFile(first, 'versioned.csv'));
+  const replacement = multipart({}, [formFile(second, 'versioned-2.csv')]);
+  const replaced = await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${id}`, payload: replacement.payload, headers: { ...bob.auth, ...replacement.headers } });
+  assert.equal(replaced.statusCode, 200, replaced.body);
+
+  const list = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${id}/versions`, headers: bob.auth });
+  assert.equal(list.statusCode, 200);
+  const versions = list.json();
+  assert.deepEqual(versions.map((v: Record<string, unknown>) => v['version']), ['v1', 'v2']);
+  // onadata's XFormVersionListSerializer: these keys, in this order (no XLSForm link).
+  assert.deepEqual(Object.keys(versions[0]), ['xform', 'url', 'xml', 'created_by', 'version', 'date_created', 'date_modified']);
+
+  const oldXml = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${id}/versions/v1.xml`, headers: bob.auth });
+  assert.equal(oldXml.statusCode, 200);
+  assert.doesNotMatch(oldXml.body, /village/);
+  const newXml = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${id}/versions/v2.xml`, headers: bob.auth });
+  assert.match(newXml.body, /village/);
+
+  // The XLSForm each version was published from, whichever suffix is asked for.
+  for (const suffix of ['xls', 'xlsx']) {
+    const oldXls = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${id}/versions/v1.${suffix}`, headers: bob.auth });
+    assert.equal(oldXls.statusCode, 200);
+    assert.equal(oldXls.body, first);
+    assert.match(String(oldXls.headers['content-disposition']), /versioned\.csv/);
+  }
+  const newXls = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${id}/versions/v2.xlsx`, headers: bob.auth });
+  assert.equal(newXls.body, second);
+  assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${id}/versions/v3.xls`, headers: bob.auth })).statusCode, 404);
 });

@@ -138,7 +138,9 @@ export async function publishNewForm(ctx: RequestContext, request: PublishReques
       date_modified: now,
       last_updated_at: now,
     });
-    await repo.insertFormVersion(trx, { form_id: formId, version, xml, json: formJsonWith(result, idString, version), created_by: request.createdBy.id, now });
+    await repo.insertFormVersion(trx, { form_id: formId, version, xml, json: formJsonWith(result, idString, version), created_by: request.createdBy.id, now,
+      xls_blob: blob, xls_filename: request.source.fileName,
+    });
     await repo.insertFormMetadata(trx, formId, 'xform_meta_perms', DEFAULT_META_PERMS, now);
     await applyProjectRoles(trx, formId, project.id, [...new Set([request.owner.id, request.createdBy.id])]);
     return { formId, idStringChanged: idString !== result.idString };
@@ -180,7 +182,7 @@ export async function replaceFormDefinition(ctx: RequestContext, form: repo.Form
       date_modified: now,
       last_updated_at: now,
     });
-    await repo.insertFormVersion(trx, { form_id: form.id, version, xml, json, created_by: actor.id, now });
+    await repo.insertFormVersion(trx, { form_id: form.id, version, xml, json, created_by: actor.id, now, xls_blob: blob, xls_filename: source.fileName });
   });
 }
 

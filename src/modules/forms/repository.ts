@@ -320,11 +320,14 @@ export async function removeFormTag(db: DbOrTx, formId: number, tag: string): Pr
 
 export async function insertFormVersion(
   db: DbOrTx,
-  version: { form_id: number; version: string; xml: string; json: string; created_by: number | null; now: Date },
+  version: { form_id: number; version: string; xml: string; json: string; created_by: number | null; now: Date; xls_blob: string | null; xls_filename: string | null },
 ): Promise<void> {
   await db
     .insertInto('form_versions')
-    .values({ form_id: version.form_id, version: version.version, xml: version.xml, json: version.json, created_by: version.created_by, date_created: version.now, date_modified: version.now })
+    .values({
+      form_id: version.form_id, version: version.version, xml: version.xml, json: version.json, created_by: version.created_by,
+      date_created: version.now, date_modified: version.now, xls_blob: version.xls_blob, xls_filename: version.xls_filename,
+    })
     .execute();
 }
 
@@ -350,8 +353,12 @@ export async function listFormVersions(db: DbOrTx, formId: number): Promise<Form
     .execute();
 }
 
-export async function findFormVersion(db: DbOrTx, formId: number, version: string): Promise<{ xml: string; json: Record<string, unknown> } | undefined> {
-  return db.selectFrom('form_versions').select(['xml', 'json']).where('form_id', '=', formId).where('version', '=', version).executeTakeFirst();
+export async function findFormVersion(
+  db: DbOrTx,
+  formId: number,
+  version: string,
+): Promise<{ xml: string; json: Record<string, unknown>; xls_blob: string | null; xls_filename: string | null } | undefined> {
+  return db.selectFrom('form_versions').select(['xml', 'json', 'xls_blob', 'xls_filename']).where('form_id', '=', formId).where('version', '=', version).executeTakeFirst();
 }
 
 export interface MetadataRow {

@@ -136,14 +136,18 @@ export function registerFormRoutes(app: FastifyInstance): void {
     schema: { tags: ['forms'], summary: 'The form’s published versions', params: IdParams },
     handler: (request) => forms.formVersions(request.ctx, request.params.pk),
   });
-  // `/versions/{v}.json` arrives with its suffix stripped; `.xml` is read here.
+  // `/versions/{v}.json` arrives with its suffix stripped; `.xml`, `.xls` and `.xlsx` are read here.
   app.get<{ Params: { pk: string; version: string } }>('/api/v1/forms/:pk/versions/:version', {
     config: { access: 'anyone', cache: 'public' },
-    schema: { tags: ['forms'], summary: 'One published version: its form JSON, or its XForm with `.xml`', params: Type.Object({ pk: Type.String(), version: Type.String() }) },
+    schema: {
+      tags: ['forms'],
+      summary: 'One published version: its form JSON, its XForm with `.xml`, or its XLSForm with `.xls` / `.xlsx`',
+      params: Type.Object({ pk: Type.String(), version: Type.String() }),
+    },
     handler: async (request, reply) => {
-      const { version } = request.params;
-      const xml = version.endsWith('.xml');
-      const file = await forms.formVersion(request.ctx, request.params.pk, xml ? version.slice(0, -4) : version, xml ? 'xml' : 'json');
+      const { version, format } = versionAndFormat(request.params.version);
+      const file = await forms.formVersion(request.ctx, request.params.pk, version, format);
+      if (format === 'xls' || format === 'xlsx') reply.header('content-disposition', attachmentDisposition(file.fileName));
       return reply.type(file.contentType).send(file.body);
     },
   });
@@ -228,4 +232,11 @@ export function registerAsyncFormRoutes(app: FastifyInstance): void {
     },
     handler: async (request, reply) => reply.code(202).send(await asyncDeleteStatus(request.ctx, request.query.job_uuid)),
   });
+}
+
+/** `2026010101.xml` → the version and the representation its suffix asks for (JSON without one). */
+function versionAndFormat(raw: string): { version: string; format: forms.VersionFormat } {
+  const suffix = /\.(xml|xlsx|xls)$/.exec(raw)?.[1];
+  if (suffix === 'xml' || suffix === 'xls' || suffix === 'xlsx') return { version: raw.slice(0, -suffix.length - 1), format: suffix };
+  return { version: raw, format: 'json' };
 }

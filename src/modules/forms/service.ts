@@ -291,15 +291,19 @@ export async function formRepresentation(ctx: RequestContext, rawId: string, for
     case 'xml':
       return { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: (await repo.findFormDefinition(ctx.db, form.id)).xml };
     case 'xls':
-    case 'xlsx': {
-      const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;
-      if (!blob) throw errors.notFound();
-      const extension = /\.([A-Za-z0-9]+)$/.exec(form.xls_filename ?? '')?.[1]?.toLowerCase() ?? format;
-      return { contentType: SPREADSHEET_TYPES[extension] ?? 'application/octet-stream', fileName: `${form.id_string}.${extension}`, body: blob.data };
-    }
+    case 'xlsx':
+      return xlsFormFile(ctx, form.id_string, form.xls_blob, form.xls_filename, format);
     default:
       throw new AppError(400, { detail: `Unsupported format "${format}": use json, xml, xls or xlsx.` });
   }
+}
+
+/** The XLSForm a form (or one of its versions) was published from, named as uploaded; 404 when none was kept. */
+async function xlsFormFile(ctx: RequestContext, idString: string, sha256: string | null, uploadedName: string | null, format: string): Promise<FormFile> {
+  const blob = sha256 ? await getBlob(ctx.db, sha256) : undefined;
+  if (!blob) throw errors.notFound();
+  const extension = /\.([A-Za-z0-9]+)$/.exec(uploadedName ?? '')?.[1]?.toLowerCase() ?? format;
+  return { contentType: SPREADSHEET_TYPES[extension] ?? 'application/octet-stream', fileName: `${idString}.${extension}`, body: blob.data };
 }
 
 const SPREADSHEET_TYPES: Record<string, string> = {
@@ -329,14 +333,22 @@ export async function formVersions(ctx: RequestContext, rawId: string): Promise<
   }));
 }
 
-/** One version's form JSON, or its XForm when `format` is xml. */
-export async function formVersion(ctx: RequestContext, rawId: string, version: string, format: 'json' | 'xml'): Promise<FormFile> {
+export type VersionFormat = 'json' | 'xml' | 'xls' | 'xlsx';
+
+/** One version's form JSON, its XForm (`xml`) or the XLSForm it was published from (`xls`, `xlsx`). */
+export async function formVersion(ctx: RequestContext, rawId: string, version: string, format: VersionFormat): Promise<FormFile> {
   const { form } = await loadVisibleForm(ctx, rawId);
   const found = await repo.findFormVersion(ctx.db, form.id, version);
   if (!found) throw errors.notFound();
-  return format === 'xml'
-    ? { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: found.xml }
-    : { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify(found.json) };
+  switch (format) {
+    case 'xml':
+      return { contentType: 'application/xml; charset=utf-8', fileName: `${form.id_string}.xml`, body: found.xml };
+    case 'xls':
+    case 'xlsx':
+      return xlsFormFile(ctx, form.id_string, found.xls_blob, found.xls_filename, format);
+    case 'json':
+      return { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify(found.json) };
+  }
 }
 
 export async function formLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
