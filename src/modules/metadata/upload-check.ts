@@ -83,7 +83,34 @@ const TYPES: Readonly<Record<string, FileType>> = {
   odt: { contentType: 'application/vnd.oasis.opendocument.text', looksRight: zipped },
   ods: { contentType: 'application/vnd.oasis.opendocument.spreadsheet', looksRight: zipped },
   odp: { contentType: 'application/vnd.oasis.opendocument.presentation', looksRight: zipped },
+  // Recorded by devices as answers (never form media): named here so that an attachment posted as
+  // application/octet-stream is still stored and served as what it is.
+  amr: { contentType: 'audio/amr', looksRight: (b) => startsWith(b, ascii('#!AMR')) },
+  webm: { contentType: 'video/webm', looksRight: (b) => startsWith(b, [0x1a, 0x45, 0xdf, 0xa3]) },
+  mov: { contentType: 'video/quicktime', looksRight: isoMedia },
 };
+
+/** Types recognised by their first bytes alone (text types need the whole file to be judged). */
+const SIGNED_TYPES: ReadonlySet<string> = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'mp4', '3gp', 'm4a', 'mp3', 'wav', 'ogg', 'pdf', 'docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'amr', 'webm', 'mov',
+]);
+
+/** How many first bytes typeShownBy needs. */
+export const SIGNATURE_BYTES = 16;
+
+/**
+ * The content type that a file's name and first bytes agree on, for types that show in their
+ * first bytes (images, audio, video, PDF, office documents); undefined when they do not agree or
+ * the type cannot be told from the start of the file.
+ */
+export function typeShownBy(fileName: string, head: Uint8Array): string | undefined {
+  const name = displayFileName(fileName);
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+  const type = TYPES[extension];
+  if (!type || !SIGNED_TYPES.has(extension)) return undefined;
+  return type.looksRight(head.subarray(0, SIGNATURE_BYTES)) ? type.contentType : undefined;
+}
 
 /**
  * Extensions per kind. Form media follows what ODK Collect and Enketo use (images, audio and video

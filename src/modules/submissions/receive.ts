@@ -10,6 +10,7 @@ import type { DbOrTx } from '../../platform/db.ts';
 import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
 import { putBlob, type BlobContent } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
+import { attachmentContentType } from './attachment-type.ts';
 import { buildFormSchema, type FormSchema } from './form-schema.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
 import * as repo from './repository.ts';
@@ -278,7 +279,9 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   const submitter = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;
   const json = recordJson(meta, record, form, uuid, status);
   const referenced = new Set(meta.mediaFiles);
-  const media = upload.media.filter((m) => referenced.has(m.name));
+  const media = await Promise.all(
+    upload.media.filter((m) => referenced.has(m.name)).map(async (m) => ({ ...m, contentType: await attachmentContentType(m.name, m.contentType, m.content) })),
+  );
   const hasGeopoint = meta.geolocation[0] !== null;
 
   const submissionDate = isoTimestamp(when);
