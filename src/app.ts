@@ -25,6 +25,7 @@ import { registerImportRoutes } from './modules/imports/routes.ts';
 import { registerReviewRoutes } from './modules/reviews/routes.ts';
 import { registerMetadataRoutes } from './modules/metadata/routes.ts';
 import { registerOrgRoutes } from './modules/orgs/routes.ts';
+import { registerBriefcaseRoutes } from './modules/briefcase/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerProjectRoutes(app);
   registerFormRoutes(app);
   registerOpenRosaRoutes(app);
+  registerBriefcaseRoutes(app);
   registerSubmissionRoutes(app);
   registerDataRoutes(app);
   registerImportRoutes(app);
