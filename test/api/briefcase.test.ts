@@ -246,3 +246,99 @@ describe('Briefcase bad input', () => {
     }
   });
 });
+
+describe('Briefcase push', () => {
+  let carl: TestUser;
+  before(async () => {
+    carl = await createUser(server.app, 'carl');
+  });
+
+  const upload = (user: TestUser | undefined, url: string, files: Parameters<typeof multipart>[1]): Promise<LightMyRequestResponse> => {
+    const body = multipart({}, files);
+    return server.app.inject({
+      method: 'POST',
+      url,
+      payload: body.payload,
+      headers: { ...(user ? { authorization: basic(user.username, user.password) } : {}), ...body.headers, 'x-openrosa-version': '1.0' },
+    });
+  };
+
+  test('replays a push: the pulled form and its media to formUpload, each pulled record to /submission, then pulls them back unchanged', async () => {
+    const xform = (await get(`/bob/forms/${formId}/form.xml`, bob)).body;
+    const towns = 'name,label\nkisumu,Kisumu\n';
+    assert.equal((await server.app.inject({ method: 'HEAD', url: '/carl/formUpload', headers: { authorization: basic(carl.username, carl.password) } })).statusCode, 204);
+    const published = await upload(carl, '/carl/formUpload', [
+      { name: 'form_def_file', fileName: `${ID}.xml`, content: xform, contentType: 'application/xml' },
+      { name: 'towns.csv', fileName: 'towns.csv', content: towns, contentType: 'text/csv' },
+    ]);
+    assert.equal(published.statusCode, 201, published.body);
+    assert.match(published.body, new RegExp(`<OpenRosaResponse xmlns="http://openrosa.org/http/response"><message nature="">${ID} successfully published.</message>`));
+    // Briefcase's next 10 MB part sends the form again with more files: they join the same form.
+    const part2 = await upload(carl, '/carl/formUpload', [
+      { name: 'form_def_file', fileName: `${ID}.xml`, content: xform, contentType: 'application/xml' },
+      { name: 'villages.csv', fileName: 'villages.csv', content: 'name,label\nx,X\n', contentType: 'text/csv' },
+    ]);
+    assert.equal(part2.statusCode, 201, part2.body);
+    const list = (await get('/carl/formList', carl)).body;
+    assert.match(list, new RegExp(`<formID>${ID}</formID><name>Briefcase pull</name><version>2026010101</version>`));
+    const manifestUrl = /<manifestUrl>([^<]+)<\/manifestUrl>/.exec(list)?.[1] ?? '';
+    const manifest = (await get(new URL(manifestUrl).pathname, carl)).body;
+    assert.match(manifest, /<filename>towns.csv<\/filename><hash>md5:[0-9a-f]{32}<\/hash>/);
+    assert.match(manifest, /<filename>villages.csv<\/filename>/);
+
+    // Each record as Briefcase stored it from bob's account (root attributes and all), with its files.
+    for (const uuid of order) {
+      const pulled = (await get(`/bob/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${uuid}`))}`, bob)).body;
+      const instance = /<data>([\s\S]*)<\/data>/.exec(pulled)?.[1] ?? '';
+      const original = sent.get(uuid);
+      assert.ok(original);
+      const res = await upload(carl, '/carl/submission', [
+        { name: 'xml_submission_file', fileName: 'submission.xml', content: instance, contentType: 'application/xml' },
+        { name: original.name, fileName: original.name, content: original.photo, contentType: 'image/jpeg' },
+      ]);
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    const { ids } = await pullIds(carl, 100, '/carl');
+    assert.deepEqual(ids, order.map((u) => `uuid:${u}`));
+    for (const uuid of order) {
+      const res = await get(`/carl/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${uuid}`))}`, carl);
+      const original = sent.get(uuid);
+      assert.ok(original);
+      const data = /<data>([\s\S]*)<\/data>/.exec(res.body)?.[1] ?? '';
+      const sentBody = original.xml.slice(original.xml.indexOf('>', original.xml.indexOf(`<${root}`)) + 1);
+      assert.equal(data.slice(data.indexOf('>') + 1), sentBody, 'the record comes back byte for byte');
+      const url = new URL((/<downloadUrl>([^<]*)<\/downloadUrl>/.exec(res.body)?.[1] ?? '').replace(/&amp;/g, '&'));
+      const file = await get(url.pathname + url.search, carl);
+      assert.ok(file.rawPayload.equals(original.photo));
+    }
+    // The form JSON read from the XForm types the answers: age is a number in the data API.
+    const carlForm = (await get('/api/v1/forms', carl)).json<Array<{ formid: number; id_string: string }>>().find((f) => f.id_string === ID);
+    assert.ok(carlForm);
+    const records = (await get(`/api/v1/data/${carlForm.formid}`, carl)).json<Array<Record<string, unknown>>>();
+    assert.equal(records.length, order.length);
+    assert.ok(records.every((r) => typeof r['age'] === 'number' && Array.isArray(r['_attachments']) && (r['_attachments'] as unknown[]).length === 1));
+  });
+
+  test('formUpload refuses the anonymous, a stranger’s account, a duplicate form, a missing or broken XForm', async () => {
+    const xform = (await get(`/bob/forms/${formId}/form.xml`, bob)).body;
+    const formPart = { name: 'form_def_file', fileName: 'f.xml', content: xform, contentType: 'application/xml' };
+    const anonymous = await upload(undefined, '/carl/formUpload', [formPart]);
+    assert.equal(anonymous.statusCode, 401);
+    assert.match(String(anonymous.headers['www-authenticate']), /^Digest /);
+    const stranger = await upload(alice, '/carl/formUpload', [formPart]);
+    assert.equal(stranger.statusCode, 403);
+    assert.match(stranger.body, /has no permission to add xforms to account carl/);
+    const duplicate = await upload(carl, '/formUpload', [formPart]);
+    assert.equal(duplicate.statusCode, 400);
+    assert.match(duplicate.body, /already exists/);
+    const missing = await upload(carl, '/carl/formUpload', [{ name: 'other', fileName: 'x.txt', content: 'x' }]);
+    assert.equal(missing.statusCode, 400);
+    assert.match(missing.body, /Missing xml file/);
+    for (const broken of ['<h:html', '<!DOCTYPE x [<!ENTITY e "x">]><x/>', '<data id="x"/>']) {
+      const res = await upload(carl, '/carl/formUpload', [{ ...formPart, content: broken }]);
+      assert.equal(res.statusCode, 400, broken);
+      assert.match(res.body, /<OpenRosaResponse/);
+    }
+    assert.equal((await upload(carl, '/nobody/formUpload', [formPart])).statusCode, 404);
+  });
+});

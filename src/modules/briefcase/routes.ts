@@ -2,6 +2,9 @@
 // downloadSubmission (with or without the account in the path) and formUpload.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { openRosaMessage } from '../../http/conventions.ts';
+import { readBody } from '../../http/multipart.ts';
+import { formUpload } from './form-upload.ts';
 import * as briefcase from './service.ts';
 
 const XML = 'text/xml; charset=utf-8';
@@ -32,6 +35,27 @@ export function registerBriefcaseRoutes(app: FastifyInstance): void {
       schema: { tags: ['openrosa'], summary: 'Briefcase: one record’s submission XML with its files’ links', ...params, querystring: DownloadQuery },
       handler: async (request, reply) =>
         reply.type(XML).send(await briefcase.downloadSubmission(request.ctx, request.params['username'], request.query.formId)),
+    });
+    const uploadConfig = { access: 'authenticated' as const, upload: true, openrosa: true };
+    app.post<{ Params: Strings }>(`${prefix}/formUpload`, {
+      config: uploadConfig,
+      schema: {
+        tags: ['openrosa'],
+        summary: 'Briefcase: publish an XForm (form_def_file) with its media files; a later part with the same form adds its files',
+        ...params,
+      },
+      handler: async (request, reply) => {
+        const body = await readBody(request, request.ctx.config.uploadLimitBytes);
+        const idString = await formUpload(request.ctx, request.params['username'], body);
+        return reply.code(201).type(XML).send(openRosaMessage(`${idString} successfully published.`));
+      },
+    });
+    app.route<{ Params: Strings }>({
+      method: 'HEAD',
+      url: `${prefix}/formUpload`,
+      config: uploadConfig,
+      schema: { tags: ['openrosa'], hide: true, ...params },
+      handler: async (_request, reply) => reply.code(204).send(),
     });
   }
 }
