@@ -25,6 +25,7 @@ import { registerImportRoutes } from './modules/imports/routes.ts';
 import { registerReviewRoutes } from './modules/reviews/routes.ts';
 import { registerMetadataRoutes } from './modules/metadata/routes.ts';
 import { registerOrgRoutes } from './modules/orgs/routes.ts';
+import { registerRestServiceRoutes } from './modules/restservices/routes.ts';
 import { registerBriefcaseRoutes } from './modules/briefcase/routes.ts';
 
 export interface BuildOptions {
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerReviewRoutes(app);
   registerMetadataRoutes(app);
   registerOrgRoutes(app);
+  registerRestServiceRoutes(app);
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
   registerSessionRoutes(app);

@@ -41,6 +41,11 @@ export interface Config {
   readonly listCacheMs: number;
   readonly allowPrivateUrls: boolean;
   readonly remoteFetchTimeoutMs: number;
+  /** REST service deliveries in flight at once in a process (src/modules/restservices). */
+  readonly restServiceConcurrency: number;
+  readonly restServiceTimeoutMs: number;
+  /** How long a record's delivery is retried before it is dropped (and counted in the log). */
+  readonly restServiceRetryMs: number;
   /** Job worker loops the server runs in-process; 0: none (run `gather worker` processes instead). */
   readonly workers: number;
   /** Helper threads that render a big CSV export beside the main thread (PostgreSQL only); 0: none. */
@@ -97,6 +102,9 @@ export const SETTINGS = [
   ['OAUTH2_REFRESH_TOKEN_EXPIRE_SECONDS', '(unset: never)', 'lifetime of an OAuth 2 refresh token'],
   ['ALLOW_PRIVATE_URLS', 'false', 'let xls_url fetch from loopback and private-network addresses'],
   ['REMOTE_FETCH_TIMEOUT', '30', 'seconds allowed for fetching an xls_url'],
+  ['REST_SERVICE_CONCURRENCY', '4', 'REST service deliveries in flight at once per process (0: none in this process)'],
+  ['REST_SERVICE_TIMEOUT', '10', 'seconds a REST service has to answer a delivery'],
+  ['REST_SERVICE_RETRY_HOURS', '24', 'hours a failing REST service delivery is retried before it is dropped'],
   ['GOOGLE_CLIENT_ID', '(unset: no gsheets exports)', 'OAuth client id for Google Sheets exports'],
   ['GOOGLE_CLIENT_SECRET', '(unset)', 'OAuth client secret for Google Sheets exports'],
   ['GOOGLE_REDIRECT_URI', '(unset: BASE_URL/api/v1/export/google_auth)', 'where Google returns the authorization code'],
@@ -179,6 +187,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     listCacheMs: integer(env, 'LIST_CACHE_MS', 2000),
     allowPrivateUrls: /^(1|true|yes)$/i.test(env['ALLOW_PRIVATE_URLS'] ?? ''),
     remoteFetchTimeoutMs: integer(env, 'REMOTE_FETCH_TIMEOUT', 30) * 1000,
+    restServiceConcurrency: integer(env, 'REST_SERVICE_CONCURRENCY', 4),
+    restServiceTimeoutMs: Math.max(1, integer(env, 'REST_SERVICE_TIMEOUT', 10)) * 1000,
+    restServiceRetryMs: integer(env, 'REST_SERVICE_RETRY_HOURS', 24) * 3_600_000,
     workers: integer(env, 'WORKERS', 1),
     exportThreads: integer(env, 'EXPORT_THREADS', 1),
     exportThreadMinRecords: integer(env, 'EXPORT_THREAD_MIN_RECORDS', 20_000),

@@ -10,6 +10,7 @@ import { buildJobRegistry } from './jobs/handlers.ts';
 import { consoleJobLog, type JobLog } from './jobs/log.ts';
 import { startWorkers, type Workers } from './jobs/worker.ts';
 import { recoverAtStart } from './jobs/recovery.ts';
+import { startRestDeliveries, type RestDeliveries } from './modules/restservices/delivery.ts';
 
 export async function startServer(config: Config): Promise<void> {
   if (config.webProcesses > 1 && !config.databaseUrl) {
@@ -26,12 +27,14 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
   if (cluster.isPrimary) await recoverAtStart(runtime.deps, consoleJobLog);
   const app = await buildApp(runtime.deps, { logger: { level: config.logLevel } });
   let workers: Workers | undefined;
+  let deliveries: RestDeliveries | undefined;
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     app.log.info(`${signal} received, shutting down`);
     await app.close();
+    await deliveries?.stop();
     await workers?.stop();
     await runtime.close();
     process.exit(0);
@@ -47,6 +50,8 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
     workers = startWorkers(runtime.deps, buildJobRegistry(), { count: options.jobWorkers, log: jobLogTo(app.log) });
     app.log.info(`${options.jobWorkers} job worker${options.jobWorkers === 1 ? '' : 's'} started`);
   }
+  // REST service deliveries run where the job workers do, in loops of their own.
+  if (options.jobWorkers > 0 && !stopping) deliveries = startRestDeliveries(runtime.deps, { log: jobLogTo(app.log) });
 }
 
 /**
@@ -71,6 +76,7 @@ async function startPrimary(config: Config): Promise<void> {
   if (!quiet) console.log(`Gather is listening on http://${config.host}:${config.port} with ${config.webProcesses} web processes (PostgreSQL at DATABASE_URL)`);
 
   const workers = config.workers > 0 ? startWorkers(runtime.deps, buildJobRegistry(), { count: config.workers, log: consoleJobLog }) : undefined;
+  const deliveries = config.workers > 0 ? startRestDeliveries(runtime.deps, { log: consoleJobLog }) : undefined;
   const stop = async (reason: string, exitCode = 0): Promise<void> => {
     if (stopping) return;
     stopping = true;
@@ -86,6 +92,7 @@ async function startPrimary(config: Config): Promise<void> {
           }),
       ),
     );
+    await deliveries?.stop();
     await workers?.stop();
     await runtime.close();
     process.exit(exitCode);

@@ -6,18 +6,21 @@ import { buildJobRegistry } from './jobs/handlers.ts';
 import { consoleJobLog } from './jobs/log.ts';
 import { startWorkers } from './jobs/worker.ts';
 import { recoverAtStart } from './jobs/recovery.ts';
+import { startRestDeliveries } from './modules/restservices/delivery.ts';
 
 export async function runWorkerProcess(config: Config): Promise<void> {
   const runtime = await openRuntime(config, { log: (line) => console.log(line) });
   await recoverAtStart(runtime.deps, consoleJobLog);
   const count = Math.max(1, config.workers);
   const workers = startWorkers(runtime.deps, buildJobRegistry(), { count, log: consoleJobLog });
+  const deliveries = startRestDeliveries(runtime.deps, { log: consoleJobLog });
   console.log(`${count} job worker${count === 1 ? '' : 's'} started`);
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal} received, finishing running jobs`);
+    await deliveries.stop();
     await workers.stop();
     await runtime.close();
     process.exit(0);

@@ -142,3 +142,32 @@ export async function fetchRemoteFile(url: string, options: RemoteFetchOptions):
     await dispatcher.close();
   }
 }
+
+/**
+ * The address rules above for a URL kept to be called later (a REST service's service_url): http(s),
+ * and no IP literal of a private network unless allowed. Names are checked when each connection
+ * resolves them (guardedAgent), since what a name resolves to can change after it is stored.
+ */
+export function remoteUrlProblem(url: string, allowPrivateAddresses: boolean): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'Enter a valid URL.';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Only http and https URLs are allowed.';
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (allowPrivateAddresses) return undefined;
+  if ((isIP(host) && isPrivateAddress(host)) || /(^|\.)localhost\.?$/i.test(host)) return `${host} is a private address.`;
+  return undefined;
+}
+
+/** A keep-alive connection pool whose every connection makes the address check in its own DNS lookup. */
+export function guardedAgent(options: { allowPrivateAddresses: boolean; timeoutMs: number; connections?: number }): Agent {
+  return new Agent({
+    connect: { lookup: guardedLookup(options.allowPrivateAddresses), timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    ...(options.connections !== undefined ? { connections: options.connections } : {}),
+  });
+}

@@ -9,6 +9,7 @@ import { errors, type FieldErrors } from '../../errors.ts';
 import { canReviewSubmissions, inRecordScope, isAuthenticated, isRole, recordReadingRoles, recordReadScope, requireUser, type Role } from '../../access/index.ts';
 import type { Payload } from '../../http/payload.ts';
 import * as repo from './repository.ts';
+import { queueReviewedRecords } from '../restservices/repository.ts';
 import { reviewToApi } from './to-api.ts';
 
 /** The most reviews one bulk request may create. */
@@ -130,6 +131,7 @@ export async function createReviews(ctx: RequestContext, body: unknown): Promise
       reviewIds.push(await repo.insertReview(trx, { instanceId, noteId, status: input.status ?? '3', createdBy: actor.id, now }));
     }
     await repo.refreshRecordReviewKeys(trx, ids, now);
+    await queueReviewedRecords(trx, ids);
     return reviewIds;
   });
   const rows = new Map((await repo.listReadableReviews(ctx.db, reader(ctx), { ids: created })).map((r) => [r.id, r]));
@@ -220,6 +222,7 @@ export async function updateReview(ctx: RequestContext, rawId: string, body: unk
     }
     await repo.updateReview(trx, row.id, { status: input.status ?? row.status, noteId, now });
     await repo.refreshRecordReviewKeys(trx, [row.instance_id], now);
+    await queueReviewedRecords(trx, [row.instance_id]);
     return true;
   });
   if (!changed) throw errors.noMatch('SubmissionReview');
@@ -235,6 +238,7 @@ export async function deleteReview(ctx: RequestContext, rawId: string): Promise<
     await repo.lockInstances(trx, [row.instance_id]);
     if (!(await repo.softDeleteReview(trx, row.id, actor.id, now))) return false;
     await repo.refreshRecordReviewKeys(trx, [row.instance_id], now);
+    await queueReviewedRecords(trx, [row.instance_id]);
     return true;
   });
   if (!deleted) throw errors.noMatch('SubmissionReview');

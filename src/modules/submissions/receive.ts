@@ -14,6 +14,7 @@ import { attachmentContentType } from './attachment-type.ts';
 import { buildFormSchema, type FormSchema } from './form-schema.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
 import * as repo from './repository.ts';
+import { queueDeliveries } from '../restservices/repository.ts';
 import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';
 
 export interface UploadedMedia {
@@ -332,6 +333,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       });
       instanceId = edited.id;
       kind = 'edited';
+      await queueDeliveries(trx, form.id, [instanceId], 'edited');
     } else {
       const created = await repo.insertInstanceCounted(trx, newInstance);
       kind = created === undefined ? 'duplicate' : 'created';

@@ -3,6 +3,7 @@ import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 import type { InstancesTable } from '../../platform/schema.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
+import { QUEUE_INSERTED_RECORD } from '../restservices/repository.ts';
 
 export type InstanceRow = Selectable<InstancesTable>;
 
@@ -369,7 +370,7 @@ export async function insertInstanceCounted(db: DbOrTx, instance: NewInstance): 
         submissions = s.submissions + 1,
         geopoints = s.geopoints + EXCLUDED.geopoints,
         last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)
-    )
+    ), queued AS (${QUEUE_INSERTED_RECORD})
     SELECT id FROM ins`.execute(db);
   return result.rows[0]?.id;
 }
@@ -420,7 +421,7 @@ export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInst
         submissions = s.submissions + 1,
         geopoints = s.geopoints + EXCLUDED.geopoints,
         last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)
-    )
+    ), queued AS (${QUEUE_INSERTED_RECORD})
     SELECT still.allowed, (SELECT id FROM ins) AS id FROM still`.execute(db);
   const row = result.rows[0];
   return { allowed: row?.allowed === true, id: row?.id ?? undefined };

@@ -1,0 +1,201 @@
+// SQL for REST services (rest_services) and their delivery queue (rest_service_outbox).
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type { DbOrTx, Tx } from '../../platform/db.ts';
+import type { RestServicesTable } from '../../platform/schema.ts';
+
+export type RestServiceRow = Selectable<RestServicesTable>;
+export type DeliveryEvent = 'created' | 'edited' | 'reviewed';
+
+export interface ServiceFields {
+  formId: number;
+  name: string;
+  serviceUrl: string;
+  /** Sealed; null: no signature. */
+  secretSealed: string | null;
+  sendUpdates: boolean;
+}
+
+/**
+ * For the single-statement insert of a new record (src/modules/submissions/repository.ts): a
+ * data-modifying CTE queuing the record in `ins` (its id and form_id) for each of its form's
+ * services, in the statement that stores it. No service: an index probe that inserts nothing.
+ */
+export const QUEUE_INSERTED_RECORD: RawBuilder<unknown> = sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
+  SELECT s.id, ins.id, 'created' FROM ins JOIN rest_services s ON s.form_id = ins.form_id`;
+
+/** Queues records of one form for its services, inside the transaction that changes them. */
+export async function queueDeliveries(db: DbOrTx, formId: number, instanceIds: readonly number[], event: DeliveryEvent): Promise<void> {
+  if (instanceIds.length === 0) return;
+  const updatesOnly = event === 'created' ? sql`TRUE` : sql`s.send_updates`;
+  await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
+    SELECT s.id, r.id, ${event}::text FROM rest_services s CROSS JOIN unnest(${[...instanceIds]}::int[]) AS r(id)
+    WHERE s.form_id = ${formId}::int AND ${updatesOnly}`.execute(db);
+}
+
+/** Queues reviewed records (of any forms) for the services that take updates. */
+export async function queueReviewedRecords(db: DbOrTx, instanceIds: readonly number[]): Promise<void> {
+  if (instanceIds.length === 0) return;
+  await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
+    SELECT s.id, i.id, 'reviewed' FROM instances i JOIN rest_services s ON s.form_id = i.form_id AND s.send_updates
+    WHERE i.id = ANY(${[...instanceIds]}::int[])`.execute(db);
+}
+
+export async function insertService(db: DbOrTx, fields: ServiceFields, createdBy: number, now: Date): Promise<RestServiceRow | undefined> {
+  return db
+    .insertInto('rest_services')
+    .values({
+      form_id: fields.formId, name: fields.name, service_url: fields.serviceUrl, secret_sealed: fields.secretSealed,
+      send_updates: fields.sendUpdates, created_by: createdBy, date_created: now, date_modified: now,
+    })
+    .onConflict((oc) => oc.columns(['form_id', 'name', 'service_url']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findService(db: DbOrTx, id: number): Promise<RestServiceRow | undefined> {
+  return db.selectFrom('rest_services').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listServicesOfForms(db: DbOrTx, formIds: readonly number[]): Promise<RestServiceRow[]> {
+  if (formIds.length === 0) return [];
+  return db.selectFrom('rest_services').selectAll().where('form_id', 'in', [...formIds]).orderBy('id').execute();
+}
+
+/** Records waiting per service. */
+export async function countPending(db: DbOrTx, serviceIds: readonly number[]): Promise<Map<number, number>> {
+  if (serviceIds.length === 0) return new Map();
+  const rows = await sql<{ service_id: number; n: number }>`SELECT service_id, count(*)::int AS n FROM rest_service_outbox
+    WHERE service_id = ANY(${[...serviceIds]}::int[]) GROUP BY service_id`.execute(db);
+  return new Map(rows.rows.map((r) => [r.service_id, Number(r.n)]));
+}
+
+/** False when another service of the form already has this name and URL. */
+export async function updateService(db: DbOrTx, id: number, fields: ServiceFields, now: Date): Promise<boolean> {
+  const clash = await db
+    .selectFrom('rest_services').select('id')
+    .where('form_id', '=', fields.formId).where('name', '=', fields.name).where('service_url', '=', fields.serviceUrl).where('id', '<>', id)
+    .executeTakeFirst();
+  if (clash) return false;
+  await db
+    .updateTable('rest_services')
+    .set({
+      form_id: fields.formId, name: fields.name, service_url: fields.serviceUrl, secret_sealed: fields.secretSealed,
+      send_updates: fields.sendUpdates, date_modified: now,
+    })
+    .where('id', '=', id)
+    .execute();
+  return true;
+}
+
+/** Deletes the service and, by cascade, its waiting deliveries. */
+export async function deleteService(db: DbOrTx, id: number): Promise<void> {
+  await db.deleteFrom('rest_services').where('id', '=', id).execute();
+}
+
+// ---------------------------------------------------------------- delivery
+
+export interface ClaimedService {
+  id: number;
+  form_id: number;
+  name: string;
+  service_url: string;
+  secret_sealed: string | null;
+  attempts: number;
+}
+
+/**
+ * Takes the service that has waited longest among those with queued records, not in back-off,
+ * not held by another dispatcher, and of a live form; holds it until `lockedUntil`.
+ */
+export async function claimDueService(trx: Tx, now: Date, lockedBy: string, lockedUntil: Date): Promise<ClaimedService | undefined> {
+  const result = await sql<ClaimedService>`UPDATE rest_services s SET locked_by = ${lockedBy}::text, locked_until = ${lockedUntil}::timestamptz
+    WHERE s.id = (
+      SELECT c.id FROM rest_services c JOIN forms f ON f.id = c.form_id AND f.deleted_at IS NULL
+      WHERE (c.retry_after IS NULL OR c.retry_after <= ${now}::timestamptz)
+        AND (c.locked_until IS NULL OR c.locked_until < ${now}::timestamptz)
+        AND EXISTS (SELECT 1 FROM rest_service_outbox o WHERE o.service_id = c.id)
+      ORDER BY c.last_attempt_at NULLS FIRST, c.id
+      LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
+    RETURNING s.id, s.form_id, s.name, s.service_url, s.secret_sealed, s.attempts`.execute(trx);
+  return result.rows[0];
+}
+
+export interface QueuedDelivery {
+  id: number;
+  instance_id: number;
+  event: DeliveryEvent;
+  created_at: Date;
+}
+
+export async function listQueuedDeliveries(db: DbOrTx, serviceId: number, limit: number): Promise<QueuedDelivery[]> {
+  const rows = await db
+    .selectFrom('rest_service_outbox')
+    .select(['id', 'instance_id', 'event', 'created_at'])
+    .where('service_id', '=', serviceId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
+/** The submitted XML of a form's live records, by id. */
+export async function recordXmls(db: DbOrTx, formId: number, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('instances')
+    .select(['id', 'xml'])
+    .where('form_id', '=', formId)
+    .where('id', 'in', [...ids])
+    .where('deleted_at', 'is', null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.xml]));
+}
+
+export interface DeliveryOutcome {
+  /** Deliveries to remove from the queue: delivered, their record gone, or dropped. */
+  done: readonly number[];
+  delivered: number;
+  dropped: number;
+  /** The last attempt's status and error; undefined when nothing was attempted. */
+  attempted: { status: number | null; error: string | null; ok: boolean } | undefined;
+  /** Back-off after a failure; null: none. */
+  retryAfter: Date | null;
+  now: Date;
+}
+
+/** Removes finished deliveries, writes the delivery log and lets the service go, while `lockedBy` holds it. */
+export async function settleService(db: DbOrTx, serviceId: number, lockedBy: string, outcome: DeliveryOutcome): Promise<void> {
+  const { attempted } = outcome;
+  const ok = attempted?.ok ?? true;
+  await sql`WITH gone AS (
+      DELETE FROM rest_service_outbox WHERE service_id = ${serviceId}::int AND id = ANY(${outcome.done.map(String)}::bigint[])
+    )
+    UPDATE rest_services SET
+      locked_by = NULL, locked_until = NULL,
+      delivered_count = delivered_count + ${outcome.delivered}::int,
+      dropped_count = dropped_count + ${outcome.dropped}::int,
+      retry_after = ${outcome.retryAfter}::timestamptz,
+      attempts = CASE WHEN ${attempted === undefined}::bool THEN attempts WHEN ${ok}::bool THEN 0 ELSE attempts + 1 END,
+      last_status = CASE WHEN ${attempted === undefined}::bool THEN last_status ELSE ${attempted?.status ?? null}::int END,
+      last_error = CASE WHEN ${attempted === undefined}::bool THEN last_error ELSE ${attempted?.error ?? null}::text END,
+      last_attempt_at = CASE WHEN ${attempted === undefined}::bool THEN last_attempt_at ELSE ${outcome.now}::timestamptz END,
+      last_delivery_at = CASE WHEN ${outcome.delivered}::int > 0 THEN ${outcome.now}::timestamptz ELSE last_delivery_at END
+    WHERE id = ${serviceId}::int AND locked_by = ${lockedBy}::text`.execute(db);
+}
+
+/** Lets every service this dispatcher holds go (graceful stop), without touching the log. */
+export async function releaseServices(db: DbOrTx, lockedByPrefix: string): Promise<void> {
+  const escaped = lockedByPrefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  await db.updateTable('rest_services').set({ locked_by: null, locked_until: null }).where('locked_by', 'like', `${escaped}%`).execute();
+}
+
+/** Renews the hold on a service between rounds of a long batch. */
+export async function extendServiceLease(db: DbOrTx, serviceId: number, lockedBy: string, lockedUntil: Date): Promise<void> {
+  await db.updateTable('rest_services').set({ locked_until: lockedUntil }).where('id', '=', serviceId).where('locked_by', '=', lockedBy).execute();
+}
+
+/** Who holds each held service. */
+export async function listServiceHolders(db: DbOrTx): Promise<string[]> {
+  const rows = await db.selectFrom('rest_services').select('locked_by').where('locked_by', 'is not', null).execute();
+  return [...new Set(rows.map((r) => r.locked_by).filter((v): v is string => v !== null))];
+}

@@ -1,0 +1,162 @@
+// REST services (onadata's /api/v1/restservices): a form's services receive each of its records by
+// POST (src/modules/restservices/delivery.ts). Read by those holding a role on the form; added,
+// changed and removed by its owners and managers (add_xform, as metadata entries are).
+import type { RequestContext } from '../../context.ts';
+import { errors, type FieldErrors } from '../../errors.ts';
+import { formAllows, isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
+import { asPayload, has, readBoolean, readString, type Payload } from '../../http/payload.ts';
+import { remoteUrlProblem } from '../../platform/remote-fetch.ts';
+import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import * as forms from '../forms/repository.ts';
+import * as repo from './repository.ts';
+import { restServiceToApi } from './to-api.ts';
+
+/** onadata's SERVICE_CHOICES. */
+const KNOWN_NAMES = ['f2dhis2', 'generic_json', 'generic_xml', 'bamboo', 'textit', 'google_sheets'] as const;
+/** What this server can deliver. */
+export const SUPPORTED_NAMES: readonly string[] = ['generic_json', 'generic_xml'];
+
+const UNIQUE = 'The fields xform, name, service_url must make a unique set.';
+
+function parseId(raw: string): number {
+  if (!/^\d{1,9}$/.test(raw)) throw errors.notFound();
+  return Number(raw);
+}
+
+function requireFormPermission(visible: VisibleForm, permission: FormPermission): void {
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, permission)) throw errors.permissionDenied();
+}
+
+/** The form of a service the caller may read it through (a role on the form); 404 otherwise. */
+async function loadReadable(ctx: RequestContext, rawId: string): Promise<{ row: repo.RestServiceRow; visible: VisibleForm }> {
+  const row = await repo.findService(ctx.db, parseId(rawId));
+  if (!row) throw errors.noMatch('RestService');
+  let visible: VisibleForm;
+  try {
+    visible = await loadVisibleForm(ctx, String(row.form_id));
+  } catch {
+    throw errors.noMatch('RestService');
+  }
+  // A public form is visible to everyone; its services' addresses are not.
+  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'view_xform')) throw errors.noMatch('RestService');
+  return { row, visible };
+}
+
+async function represent(ctx: RequestContext, rows: readonly repo.RestServiceRow[]): Promise<Record<string, unknown>[]> {
+  const pending = await repo.countPending(ctx.db, rows.map((r) => r.id));
+  return rows.map((row) => restServiceToApi(row, pending.get(row.id) ?? 0));
+}
+
+/** GET /api/v1/restservices[?xform=<pk>]: one form's services, or those of every form the caller holds a role on. */
+export async function listRestServices(ctx: RequestContext, rawFormId: string | undefined): Promise<Record<string, unknown>[]> {
+  let formIds: number[];
+  if (rawFormId !== undefined && rawFormId !== '') {
+    const visible = await loadVisibleForm(ctx, rawFormId);
+    formIds = formAllows({ shared: visible.form.shared, role: visible.role }, 'view_xform') ? [visible.form.id] : [];
+  } else if (isAuthenticated(ctx.actor)) formIds = await forms.listLiveFormIds(ctx.db, { memberId: ctx.actor.user.id });
+  else formIds = [];
+  return represent(ctx, await repo.listServicesOfForms(ctx.db, formIds));
+}
+
+export async function getRestService(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
+  const { row } = await loadReadable(ctx, rawId);
+  return (await represent(ctx, [row]))[0] ?? {};
+}
+
+interface Parsed {
+  formRef: string | undefined;
+  name: string | undefined;
+  serviceUrl: string | undefined;
+  /** undefined: unchanged; null: none. */
+  secret: string | null | undefined;
+  sendUpdates: boolean | undefined;
+}
+
+/** Reads and checks the fields; `partial` (PATCH) makes none required. */
+function readFields(ctx: RequestContext, payload: Payload, partial: boolean): Parsed {
+  const problems: FieldErrors = {};
+  const required = !partial;
+  const name = readString(payload, 'name', problems, { required, allowBlank: false });
+  if (name !== undefined) {
+    if (name.length > 50) problems['name'] = ['Ensure this field has no more than 50 characters.'];
+    else if (!(KNOWN_NAMES as readonly string[]).includes(name)) problems['name'] = [`"${name}" is not a valid choice.`];
+    else if (!SUPPORTED_NAMES.includes(name)) {
+      problems['name'] = [`"${name}" services are not supported by this server; use ${SUPPORTED_NAMES.join(' or ')}.`];
+    }
+  }
+  const serviceUrl = readString(payload, 'service_url', problems, { required, allowBlank: false });
+  if (serviceUrl !== undefined) {
+    const problem = serviceUrl.length > 200 ? 'Ensure this field has no more than 200 characters.' : remoteUrlProblem(serviceUrl, ctx.config.allowPrivateUrls);
+    if (problem) problems['service_url'] = [problem];
+  }
+  let secret: string | null | undefined;
+  if (has(payload, 'secret')) {
+    const text = payload['secret'] === null ? '' : readString(payload, 'secret', problems);
+    if (text !== undefined && text.length > 255) problems['secret'] = ['Ensure this field has no more than 255 characters.'];
+    secret = text === '' ? null : text;
+  }
+  const sendUpdates = readBoolean(payload, 'send_updates', problems);
+  const rawForm = payload['xform'];
+  const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm).trim() : undefined;
+  if (has(payload, 'xform') && (formRef === undefined || formRef === '')) problems['xform'] = ['This field may not be null.'];
+  else if (required && formRef === undefined) problems['xform'] = ['This field is required.'];
+  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  return { formRef, name, serviceUrl, secret, sendUpdates };
+}
+
+/** The form named by `xform`, which the caller must manage; a 400 when it does not exist for them. */
+async function loadManagedForm(ctx: RequestContext, formRef: string): Promise<VisibleForm> {
+  let visible: VisibleForm;
+  try {
+    visible = await loadVisibleForm(ctx, formRef);
+  } catch {
+    throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
+  }
+  requireFormPermission(visible, 'add_xform');
+  return visible;
+}
+
+/** POST /api/v1/restservices: {xform, name, service_url[, secret, send_updates]}. */
+export async function createRestService(ctx: RequestContext, body: unknown): Promise<Record<string, unknown>> {
+  const actor = requireUser(ctx.actor);
+  const fields = readFields(ctx, asPayload(body), false);
+  if (fields.formRef === undefined || fields.name === undefined || fields.serviceUrl === undefined) throw new Error('validated service lacks a field');
+  const visible = await loadManagedForm(ctx, fields.formRef);
+  const row = await repo.insertService(ctx.db, {
+    formId: visible.form.id,
+    name: fields.name,
+    serviceUrl: fields.serviceUrl,
+    secretSealed: fields.secret ? ctx.sealer.seal(fields.secret) : null,
+    sendUpdates: fields.sendUpdates ?? false,
+  }, actor.id, ctx.clock.now());
+  if (!row) throw errors.validation({ non_field_errors: [UNIQUE] });
+  return restServiceToApi(row, 0);
+}
+
+/** PUT (all fields) or PATCH (some) /api/v1/restservices/{id}; the secret is kept unless given. */
+export async function updateRestService(ctx: RequestContext, rawId: string, body: unknown, partial: boolean): Promise<Record<string, unknown>> {
+  requireUser(ctx.actor);
+  const { row, visible } = await loadReadable(ctx, rawId);
+  requireFormPermission(visible, 'add_xform');
+  const fields = readFields(ctx, asPayload(body), partial);
+  let formId = row.form_id;
+  if (fields.formRef !== undefined && fields.formRef !== String(row.form_id)) formId = (await loadManagedForm(ctx, fields.formRef)).form.id;
+  const secretSealed = fields.secret === undefined ? row.secret_sealed : fields.secret === null ? null : ctx.sealer.seal(fields.secret);
+  const updated = await repo.updateService(ctx.db, row.id, {
+    formId,
+    name: fields.name ?? row.name,
+    serviceUrl: fields.serviceUrl ?? row.service_url,
+    secretSealed,
+    sendUpdates: fields.sendUpdates ?? row.send_updates,
+  }, ctx.clock.now());
+  if (!updated) throw errors.validation({ non_field_errors: [UNIQUE] });
+  return getRestService(ctx, String(row.id));
+}
+
+/** DELETE /api/v1/restservices/{id}: the service and its undelivered records' queue entries. */
+export async function deleteRestService(ctx: RequestContext, rawId: string): Promise<void> {
+  requireUser(ctx.actor);
+  const { row, visible } = await loadReadable(ctx, rawId);
+  requireFormPermission(visible, 'add_xform');
+  await repo.deleteService(ctx.db, row.id);
+}
