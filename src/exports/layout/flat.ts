@@ -274,7 +274,9 @@ class FlatPlanner {
       const rule: ColumnRule = key === '_notes' ? { kind: 'empty', steps: [], key } : key === '_tags' ? { kind: 'tags', steps: [], key } : { kind: 'value', steps: [], key, decimal: false };
       this.push({ header: key, label: key, hxl: '', read }, rule);
     }
-    for (const key of [...osmTagKeys].sort()) {
+    // onadata's csv_builder: each osm question's keys in turn, in form order, sorted within it.
+    const order = (key: string): number => this.form.osmQuestions.findIndex((q) => key.startsWith(`${q.path}:`));
+    for (const key of [...osmTagKeys].sort((a, b) => order(a) - order(b) || (a < b ? -1 : a > b ? 1 : 0))) {
       const read = (record: ExportRecord): string => (record[key] === undefined ? NA : this.text(record[key]));
       this.push({ header: key, label: key, hxl: '', read }, { kind: 'value', steps: [], key, decimal: false });
     }

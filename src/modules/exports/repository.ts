@@ -157,13 +157,15 @@ export async function listRepeatCounts(db: DbOrTx, scope: RecordScope): Promise<
   return result.rows.map((r) => ({ key: r.key, count: Number(r.n) }));
 }
 
-/** The `<field>:<tag>` keys that records of osm questions carry (not the `:way:id` references). */
+/**
+ * The `<field>:<tag>` keys that records of osm questions carry, `<field>:way:id` included: onadata's
+ * columns are the keys of its OsmData tags, which hold the feature's `<type>:id` (its osm.csv).
+ */
 export async function listOsmTagKeys(db: DbOrTx, scope: RecordScope, fieldPaths: readonly string[]): Promise<string[]> {
   if (fieldPaths.length === 0) return [];
   const prefixes = fieldPaths.map((p) => `${p}:`);
   const result = await sql<{ k: string }>`SELECT DISTINCT k FROM instances i, jsonb_object_keys(i.json) AS k
     WHERE ${scopeCondition(scope)} AND EXISTS (SELECT 1 FROM unnest(${prefixes}::text[]) AS p WHERE starts_with(k, p))
-      AND k !~ ':(way|node|relation):id$'
     ORDER BY k`.execute(db);
   return result.rows.map((r) => r.k);
 }

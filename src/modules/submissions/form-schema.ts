@@ -30,6 +30,8 @@ export interface FormSchema {
   readonly numericPaths: ReadonlySet<string>;
   /** Questions whose values name attachments (photo, audio, video, file, osm…), form order. */
   readonly mediaPaths: readonly string[];
+  /** osm questions outside repeats, form order: their `.osm` answers are read (src/modules/osm). */
+  readonly osmPaths: readonly string[];
   /** Questions of XForm type geopoint, form order: the first with a value gives `_geolocation`. */
   readonly geopointPaths: readonly string[];
   readonly selectMultiplePaths: ReadonlySet<string>;
@@ -94,6 +96,7 @@ class SchemaBuilder {
   readonly repeatPaths = new Set<string>();
   readonly numericPaths = new Set<string>();
   readonly mediaPaths: string[] = [];
+  readonly osmPaths: string[] = [];
   readonly geopointPaths: string[] = [];
   readonly selectMultiplePaths = new Set<string>();
   startPath: string | null = null;
@@ -124,6 +127,8 @@ class SchemaBuilder {
       this.flag(path, FIELD_NUMERIC);
     } else if (MEDIA_TYPES.has(type)) {
       this.mediaPaths.push(path);
+      // onadata reads osm answers by the record's top-level keys only (save_osm_data).
+      if (type === 'osm' && ![...this.repeatPaths].some((r) => path.startsWith(`${r}/`))) this.osmPaths.push(path);
     } else if (SELECT_MULTIPLE_TYPES.has(type)) {
       this.selectMultiplePaths.add(path);
     } else if (START_TYPES.has(type)) {
@@ -153,6 +158,7 @@ export function buildFormSchema(formJson: Readonly<Record<string, unknown>>): Fo
     repeatPaths: builder.repeatPaths,
     numericPaths: builder.numericPaths,
     mediaPaths: builder.mediaPaths,
+    osmPaths: builder.osmPaths,
     geopointPaths: builder.geopointPaths,
     selectMultiplePaths: builder.selectMultiplePaths,
     // onadata falls back to the bare tag name when the form has no such question.

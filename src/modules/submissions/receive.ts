@@ -10,6 +10,7 @@ import type { DbOrTx } from '../../platform/db.ts';
 import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
 import { putBlob, type BlobContent } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
+import { readOsmAnswers, storeOsmAnswers } from '../osm/answers.ts';
 import { attachmentContentType } from './attachment-type.ts';
 import { buildFormSchema, type FormSchema } from './form-schema.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
@@ -265,7 +266,8 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
  */
 async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload, status: string, access: SubmissionAccess, recheck: boolean): Promise<SubmissionOutcome | undefined> {
   const { form } = access;
-  const parsed = parseInstance(xml, await schemaOf(ctx.db, form), { maxBytes: ctx.config.instanceLimitBytes });
+  const schema = await schemaOf(ctx.db, form);
+  const parsed = parseInstance(xml, schema, { maxBytes: ctx.config.instanceLimitBytes });
   if (!parsed.ok) throw errors.badRequest(parsed.error);
   const { record, meta } = parsed;
   if (form.encrypted && !meta.encrypted) throw errors.badRequest('Unencrypted submissions are not allowed for encrypted forms.');
@@ -284,6 +286,8 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
     upload.media.filter((m) => referenced.has(m.name)).map(async (m) => ({ ...m, contentType: await attachmentContentType(m.name, m.contentType, m.content) })),
   );
   const hasGeopoint = meta.geolocation[0] !== null;
+  // Read before the transaction: parsing a file must not hold the database.
+  const osmAnswers = await readOsmAnswers(schema.osmPaths, record, media);
 
   const submissionDate = isoTimestamp(when);
   const newInstance = {
@@ -340,14 +344,17 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       instanceId = created ?? (await existingId(trx));
     }
     const files = kind === 'duplicate' && media.length > 0 ? await lateFiles(ctx, trx, access, instanceId, uuid, xml, media) : media;
+    const stored: string[] = [];
     for (const file of files) {
       const blob = await putBlob(trx, file.content, file.contentType);
-      await repo.saveAttachment(
+      const written = await repo.saveAttachment(
         trx,
         { instance_id: instanceId, name: file.name, mimetype: file.contentType, blob, size: file.size, date_created: ctx.clock.now() },
         kind !== 'duplicate',
       );
+      if (written) stored.push(file.name);
     }
+    await storeOsmAnswers(trx, { formId: form.id, instanceId, osmPaths: schema.osmPaths, now: ctx.clock.now() }, osmAnswers, stored, kind === 'edited');
     if (files.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
     // A re-sent record bringing its late files changes what its exports and filters show
     // (media links and counts, media_all_received, the attachments zip): stored exports and

@@ -113,7 +113,7 @@ export async function archiveAndReplace(
 }
 
 /**
- * Stores a record's file. `replace`: a file of the same name already there is replaced (a new or
+ * Stores a record's file; answers whether it was written. `replace`: a file of the same name already there is replaced (a new or
  * edited version brings its own files); otherwise it is kept (a re-sent record only adds the files
  * that had not arrived).
  */
@@ -121,15 +121,16 @@ export async function saveAttachment(
   db: DbOrTx,
   attachment: { instance_id: number; name: string; mimetype: string; blob: string; size: number; date_created: Date },
   replace: boolean,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .insertInto('attachments')
     .values(attachment)
     .onConflict((oc) => {
       const target = oc.columns(['instance_id', 'name']);
       return replace ? target.doUpdateSet({ mimetype: attachment.mimetype, blob: attachment.blob, size: attachment.size }) : target.doNothing();
     })
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 /** Recounts how many of the referenced media files have arrived. */

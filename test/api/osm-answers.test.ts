@@ -1,0 +1,160 @@
+// OSM answers (onadata-data.md §3.7, §3.2): an OpenMapKit `.osm` file posted with a record, or
+// late, is read; the form's instances_with_osm, the forms filter, the record's osm keys and the
+// CSV / XLSX columns show it as onadata does. Hostile files never cost the submission its 201.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import * as XLSX from '@e965/xlsx';
+import { createUser, multipart, postSubmission, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { OSM_PARSE_LIMIT } from '../../src/modules/osm/parse.ts';
+
+const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/osm/${name}`, import.meta.url));
+const ROAD = 'OSMWay234134797.osm';
+const BUILDING = 'OSMWay34298972.osm';
+
+let server: TestServer;
+let bob: TestUser;
+let formId: number;
+
+/** onadata's instance_a.xml under another instanceID. */
+function instance(uuid: string): string {
+  return fixture('instance_a.xml').toString('utf8').replace('uuid:d3ef929e-e3e7-456c-9f27-7679c0074f4f', `uuid:${uuid}`);
+}
+
+function osmFile(name: string, content: Buffer | string): { name: string; content: Buffer; type: string } {
+  return { name, content: Buffer.from(content), type: 'application/octet-stream' };
+}
+
+async function submit(uuid: string, files: Array<{ name: string; content: Buffer; type: string }>, status = 201): Promise<void> {
+  const res = await postSubmission(server.app, '/bob/submission', instance(uuid), bob.auth, files);
+  assert.equal(res.statusCode, status, res.body);
+}
+
+async function record(uuid: string): Promise<Record<string, unknown>> {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query={"_uuid":"${uuid}"}`, headers: bob.auth });
+  assert.equal(res.statusCode, 200, res.body);
+  const [found] = res.json();
+  return found;
+}
+
+const osmKeys = (r: Record<string, unknown>): string[] => Object.keys(r).filter((k) => k.startsWith('osm_')).filter((k) => k.includes(':')).sort();
+
+async function listedWithOsm(value: string): Promise<number[]> {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms?instances_with_osm=${value}`, headers: bob.auth });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json().map((f: { formid: number }) => f.formid);
+}
+
+before(async () => {
+  server = await startTestServer();
+  bob = await createUser(server.app, 'bob');
+  const body = multipart({}, [{ name: 'xls_file', fileName: 'osm.xlsx', content: fixture('osm.xlsx'), contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' }]);
+  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+  formId = Number(res.json().formid);
+});
+after(() => server.close());
+
+const firstUuid = randomUUID();
+
+test('OpenMapKit files posted with a record set the flag, the filter and the record’s osm keys', async () => {
+  assert.deepEqual(await listedWithOsm('True'), []);
+  assert.deepEqual(await listedWithOsm('False'), [formId]);
+
+  await submit(firstUuid, [osmFile(ROAD, fixture(ROAD)), osmFile(BUILDING, fixture(BUILDING))]);
+
+  assert.deepEqual(await listedWithOsm('True'), [formId]);
+  assert.deepEqual(await listedWithOsm('true'), [formId]);
+  assert.deepEqual(await listedWithOsm('False'), []);
+  const form = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth });
+  assert.equal(form.json().instances_with_osm, true);
+
+  const data = await record(firstUuid);
+  assert.deepEqual(osmKeys(data), [
+    'osm_building:building', 'osm_building:building:levels', 'osm_building:ctr:lat', 'osm_building:ctr:lon', 'osm_building:name', 'osm_building:way:id',
+    'osm_road:ctr:lat', 'osm_road:ctr:lon', 'osm_road:highway', 'osm_road:lanes', 'osm_road:name', 'osm_road:way:id',
+  ]);
+  assert.equal(data['osm_road:way:id'], '234134797');
+  assert.equal(data['osm_road:name'], 'Patuatuli Road');
+  assert.equal(data['osm_building:building:levels'], '4');
+  assert.equal(typeof data['osm_building:ctr:lat'], 'number');
+  assert.ok(Math.abs(Number(data['osm_road:ctr:lat']) - 23.708174238006087) < 1e-12);
+  // The answers themselves stay as submitted; the OSM files are stored as XML.
+  assert.equal(data['osm_road'], ROAD);
+  const attachments = data['_attachments'] as Array<{ filename: string; mimetype: string }>;
+  assert.deepEqual(attachments.map((a) => [a.filename, a.mimetype]), [[ROAD, 'text/xml'], [BUILDING, 'text/xml']]);
+
+  // The keys can be queried like any other.
+  const byTag = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query={"osm_road:highway":"tertiary"}`, headers: bob.auth });
+  assert.equal(byTag.json().length, 1);
+});
+
+test('the CSV export ends with each osm question’s tag columns, as onadata’s osm.csv', async () => {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.csv`, headers: bob.auth });
+  assert.equal(res.statusCode, 200, res.body);
+  const [header, row] = res.body.split('\n');
+  const expected = fixture('osm.csv').toString('utf8').trim().split('\n');
+  const tail = (line: string | undefined, n: number): string[] => (line ?? '').split(',').slice(-n);
+  assert.deepEqual(tail(header, 12), tail(expected[0], 12));
+  assert.deepEqual(tail(row, 12), tail(expected[1], 12));
+});
+
+test('the XLSX export puts each osm question’s tag columns after it', async () => {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.xlsx`, headers: bob.auth });
+  assert.equal(res.statusCode, 200, res.body);
+  const book = XLSX.read(res.rawPayload, { type: 'buffer' });
+  const first = book.SheetNames[0] ?? assert.fail('no sheet');
+  const rows = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets[first] ?? assert.fail(first), { header: 1, raw: true, defval: null });
+  const header = rows[0] as string[];
+  const road = header.indexOf('osm_road');
+  assert.deepEqual(header.slice(road, road + 7), ['osm_road', 'osm_road:ctr:lat', 'osm_road:ctr:lon', 'osm_road:highway', 'osm_road:lanes', 'osm_road:name', 'osm_road:way:id']);
+  const values = rows[1] as unknown[];
+  assert.equal(values[header.indexOf('osm_building:name')], 'kol');
+  assert.equal(values[header.indexOf('osm_road:way:id')], '234134797');
+});
+
+test('files that arrive late, with a re-sent record, are read then', async () => {
+  const uuid = randomUUID();
+  await submit(uuid, []);
+  assert.deepEqual(osmKeys(await record(uuid)), []);
+  await submit(uuid, [osmFile(ROAD, fixture(ROAD))], 202);
+  const late = await record(uuid);
+  assert.equal(late['osm_road:way:id'], '234134797');
+  assert.equal(late['osm_road:highway'], 'tertiary');
+  assert.equal(late['osm_building:way:id'], undefined);
+  await submit(uuid, [osmFile(BUILDING, fixture(BUILDING))], 202);
+  assert.equal((await record(uuid))['osm_building:name'], 'kol');
+
+  // The CSV export shows it (stored exports of the form's data are not reused).
+  const csv = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.csv`, headers: bob.auth });
+  assert.equal(csv.body.trim().split('\n').length, 3);
+  assert.match(csv.body, /Patuatuli Road[^\n]*\n[^\n]*Patuatuli Road/);
+});
+
+test('an entity bomb, a malformed file and a file over the limit are stored but never read', async () => {
+  const bomb =
+    '<?xml version="1.0"?><!DOCTYPE osm [<!ENTITY a "aaaaaaaaaaaaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">' +
+    '<!ENTITY e SYSTEM "file:///etc/passwd">]><osm><way id="1"><tag k="name" v="&c;&e;"/></way></osm>';
+  const malformed = '<osm><way id="2"><tag k="name" v="cut';
+  const huge = `<osm><way id="3"><tag k="name" v="big"/></way>${' '.repeat(OSM_PARSE_LIMIT)}</osm>`;
+  const cases: Array<[string, Buffer]> = [['bomb', Buffer.from(bomb)], ['malformed', Buffer.from(malformed)], ['huge', Buffer.from(huge)], ['binary', Buffer.from([0xff, 0xfe, 0, 1, 2])]];
+  for (const [what, content] of cases) {
+    const uuid = randomUUID();
+    const started = Date.now();
+    await submit(uuid, [osmFile(ROAD, content), osmFile(BUILDING, fixture(BUILDING))]);
+    assert.ok(Date.now() - started < 10_000, what);
+    const stored = await record(uuid);
+    assert.equal(stored['osm_road:way:id'], undefined, what);
+    assert.equal(stored['osm_road:name'], undefined, what);
+    // The good file beside it is read as usual, and the bad one is kept as an attachment.
+    assert.equal(stored['osm_building:name'], 'kol', what);
+    assert.deepEqual((stored['_attachments'] as Array<{ filename: string }>).map((a) => a.filename).sort(), [ROAD, BUILDING], what);
+  }
+});
+
+test('the combined OSM export still joins the records’ files', async () => {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.osm?query={"_uuid":"${firstUuid}"}`, headers: bob.auth });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.body, fixture('combined.osm').toString('utf8'));
+});
