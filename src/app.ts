@@ -27,6 +27,7 @@ import { registerMetadataRoutes } from './modules/metadata/routes.ts';
 import { registerOrgRoutes } from './modules/orgs/routes.ts';
 import { registerRestServiceRoutes } from './modules/restservices/routes.ts';
 import { registerBriefcaseRoutes } from './modules/briefcase/routes.ts';
+import { registerODataRoutes } from './modules/odata/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerBriefcaseRoutes(app);
   registerSubmissionRoutes(app);
   registerDataRoutes(app);
+  registerODataRoutes(app);
   registerImportRoutes(app);
   registerReviewRoutes(app);
   registerMetadataRoutes(app);

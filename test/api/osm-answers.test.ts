@@ -158,3 +158,16 @@ test('the combined OSM export still joins the records’ files', async () => {
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.body, fixture('combined.osm').toString('utf8'));
 });
+
+test('an edit that does not re-send its OSM file keeps the record’s osm keys', async () => {
+  const uuid = randomUUID();
+  await submit(uuid, [osmFile(ROAD, fixture(ROAD))]);
+  const edited = randomUUID();
+  const xml = instance(edited).replace('</instanceID>', `</instanceID><deprecatedID>uuid:${uuid}</deprecatedID>`).replace('<fav_color>red</fav_color>', '<fav_color>blue</fav_color>');
+  const res = await postSubmission(server.app, '/bob/submission', xml, bob.auth);
+  assert.equal(res.statusCode, 201, res.body);
+  const after = await record(edited);
+  assert.equal(after['fav_color'], 'blue');
+  assert.equal(after['osm_road:way:id'], '234134797');
+  assert.equal(after['osm_road:highway'], 'tertiary');
+});

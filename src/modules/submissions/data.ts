@@ -16,7 +16,7 @@ import { buildFormSchema } from './form-schema.ts';
 import { parseInstance } from './instance-xml.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 
-interface DataForm {
+export interface DataForm {
   visible: VisibleForm;
   /** Set when the caller reads only the records they submitted: the caller. */
   submittedBy: number | undefined;
@@ -26,7 +26,7 @@ interface DataForm {
  * The form whose records are asked for, and which of them the caller reads (the access module's
  * recordReadScope): none is 403 for a signed-in caller, 404 for an anonymous one.
  */
-async function loadDataForm(ctx: RequestContext, rawId: string): Promise<DataForm> {
+export async function loadDataForm(ctx: RequestContext, rawId: string): Promise<DataForm> {
   let visible: VisibleForm;
   try {
     visible = await loadVisibleForm(ctx, rawId);
