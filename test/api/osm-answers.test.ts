@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as XLSX from '@e965/xlsx';
 import { createUser, multipart, postSubmission, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { unzip } from '../zip.ts';
 import { OSM_PARSE_LIMIT } from '../../src/modules/osm/parse.ts';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/osm/${name}`, import.meta.url));
@@ -170,4 +171,13 @@ test('an edit that does not re-send its OSM file keeps the record’s osm keys',
   assert.equal(after['fav_color'], 'blue');
   assert.equal(after['osm_road:way:id'], '234134797');
   assert.equal(after['osm_road:highway'], 'tertiary');
+});
+
+test('the zipped CSV and SPSS exports carry the osm columns too', async () => {
+  const csvzip = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.csvzip`, headers: bob.auth });
+  assert.equal(csvzip.statusCode, 200, csvzip.body);
+  const [main] = [...(await unzip(csvzip.rawPayload)).values()];
+  assert.match(main?.toString('utf8').split('\n')[0] ?? '', /osm_road,osm_road:ctr:lat,osm_road:ctr:lon,osm_road:highway/);
+  const savzip = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.savzip`, headers: bob.auth });
+  assert.equal(savzip.statusCode, 200, savzip.body);
 });
