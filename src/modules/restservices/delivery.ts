@@ -26,8 +26,8 @@ import { recordTextsByIds } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { postDelivery, type DeliveryResult } from './sender.ts';
 
-const BATCH = 64;
-const PARALLEL = 8;
+const BATCH = 128;
+const PARALLEL = 32;
 const RETRY_CAP_SECONDS = 600;
 
 /** Wait after the n-th failed attempt in a row: 1, 2, 4 … seconds, at most ten minutes. */
@@ -43,7 +43,7 @@ export interface RestDeliveries {
 }
 
 export interface RestDeliveryOptions {
-  /** Services served at once (each with up to 8 deliveries in flight). Default REST_SERVICE_CONCURRENCY. */
+  /** Services served at once (each with up to 32 deliveries in flight). Default REST_SERVICE_CONCURRENCY. */
   concurrency?: number;
   /** Pause between looks at an idle queue. Default 250 ms. */
   pollMs?: number;
@@ -158,35 +158,38 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
     done.push(q.id); // the record was deleted before its turn
     return false;
   });
-  for (let start = 0; start < sendable.length && !failed && !ctx.signal.aborted; start += PARALLEL) {
-    const round = sendable.slice(start, start + PARALLEL);
-    const results = await Promise.all(
-      round.map((q) =>
-        postDelivery(ctx.agent, {
-          url: service.service_url, body: bodies.get(q.instance_id) ?? '', contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
-        }, ctx.signal),
-      ),
-    );
-    if (ctx.signal.aborted) break; // shutting down: what was in flight stays queued
-    const now = deps.clock.now();
-    round.forEach((q, i) => {
-      const result = results[i];
-      if (!result) return;
+  // PARALLEL requests in flight, each sender taking the next record as soon as its last is done;
+  // after a failure no new record is started. The hold on the service is renewed meanwhile.
+  const renew = setInterval(() => {
+    const until = new Date(deps.clock.now().getTime() + 2 * deps.config.restServiceTimeoutMs + 15_000);
+    repo.extendServiceLease(deps.db, service.id, lockedBy, until).catch(() => undefined);
+  }, deps.config.restServiceTimeoutMs);
+  let next = 0;
+  const sender = async (): Promise<void> => {
+    while (!failed && !ctx.signal.aborted && next < sendable.length) {
+      const q = sendable[next++];
+      if (!q) return;
+      const result = await postDelivery(ctx.agent, {
+        url: service.service_url, body: bodies.get(q.instance_id) ?? '', contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
+      }, ctx.signal);
+      if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
       if (result.ok) {
         done.push(q.id);
         delivered += 1;
       } else {
         failed = true;
-        if (now.getTime() - q.created_at.getTime() >= deps.config.restServiceRetryMs) {
+        if (deps.clock.now().getTime() - q.created_at.getTime() >= deps.config.restServiceRetryMs) {
           done.push(q.id);
           dropped += 1;
         }
       }
       if (!last || !result.ok) last = result;
-    });
-    if (!failed && start + PARALLEL < sendable.length) {
-      await repo.extendServiceLease(deps.db, service.id, lockedBy, new Date(now.getTime() + 2 * deps.config.restServiceTimeoutMs + 15_000));
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, sendable.length) }, () => sender()));
+  } finally {
+    clearInterval(renew);
   }
   const now = deps.clock.now();
   const failures = failed ? service.attempts + 1 : 0;

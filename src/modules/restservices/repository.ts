@@ -113,7 +113,8 @@ export async function claimDueService(trx: Tx, now: Date, lockedBy: string, lock
       SELECT c.id FROM rest_services c JOIN forms f ON f.id = c.form_id AND f.deleted_at IS NULL
       WHERE (c.retry_after IS NULL OR c.retry_after <= ${now}::timestamptz)
         AND (c.locked_until IS NULL OR c.locked_until < ${now}::timestamptz)
-        AND EXISTS (SELECT 1 FROM rest_service_outbox o WHERE o.service_id = c.id)
+        -- A probe of the queue's index per service: as EXISTS, the planner may hash the whole queue.
+        AND (SELECT o.id FROM rest_service_outbox o WHERE o.service_id = c.id ORDER BY o.id LIMIT 1) IS NOT NULL
       ORDER BY c.last_attempt_at NULLS FIRST, c.id
       LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
     RETURNING s.id, s.form_id, s.name, s.service_url, s.secret_sealed, s.attempts`.execute(trx);

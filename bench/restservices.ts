@@ -1,0 +1,197 @@
+// `npm run bench -- restservices [count] [--pglite]`: OpenRosa ingest of the bench form at
+// concurrency 32 without a REST service, then (on a fresh server) with one generic_json service
+// pointing at a local receiver: submissions/s both ways, server CPU per submission, and the delay
+// from each submission's 201 to its record reaching the receiver (p50/p99). Targets (issue 22):
+// ingest within 15% of the run without the service, p99 delay ≤ 2 s.
+// On PostgreSQL it also times the claim a worker makes with 70,000 retries waiting: in the jobs
+// table (one job per record, in back-off) against the REST service queue (one service in back-off).
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
+import pg from 'pg';
+import { createAccount, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
+import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { cpuSeconds, loadAverage } from './_proc.ts';
+
+const CONCURRENCY = 32;
+
+async function publishBenchForm(baseUrl: string, token: string): Promise<number> {
+  const boundary = '----benchform';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet\r\n\r\n`),
+    readFileSync(BENCH_FORM),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const res = await fetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+  if (res.status !== 201) throw new Error(`publish failed ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { formid: number }).formid;
+}
+
+/** The receiver: when each record (by instanceID) first arrived, and how many deliveries came. */
+async function startReceiver(): Promise<{ url: string; arrivals: Map<string, number>; deliveries: () => number; close: () => void }> {
+  const arrivals = new Map<string, number>();
+  let deliveries = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      deliveries++;
+      const uuid = /"_uuid":\s*"([^"]+)"/.exec(Buffer.concat(chunks).toString('utf8'))?.[1];
+      if (uuid && !arrivals.has(uuid)) arrivals.set(uuid, at);
+      res.writeHead(200).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    deliveries: () => deliveries,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+async function ingest(baseUrl: string, token: string, total: number, acks: Map<string, number>) {
+  const pool = new Pool(baseUrl, { connections: CONCURRENCY, pipelining: 1 });
+  let next = 0;
+  let ok = 0;
+  let failures = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < total) {
+      const n = next++;
+      const uuid = crypto.randomUUID();
+      const { body, contentType } = submissionBody(benchInstance(n, `uuid:${uuid}`));
+      const res = await pool.request({ method: 'POST', path: '/benchuser/submission', headers: { 'content-type': contentType, authorization: `Token ${token}`, 'x-openrosa-version': '1.0' }, body });
+      await res.body.dump();
+      if (res.statusCode === 201) {
+        ok++;
+        acks.set(uuid, performance.now());
+      } else failures++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return { ok, failures, seconds, rate: ok / seconds };
+}
+
+function serverDatabaseUrl(pid: number): string | undefined {
+  const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  return environ.find((v) => v.startsWith('DATABASE_URL='))?.slice('DATABASE_URL='.length);
+}
+
+async function medianMs(client: pg.Client, text: string, runs = 15): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await client.query('BEGIN');
+    const t0 = performance.now();
+    await client.query(text);
+    times.push(performance.now() - t0);
+    await client.query('ROLLBACK');
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+/** The claim with 70,000 retries waiting, one job per record against one service in back-off. */
+async function claimWithBacklog(databaseUrl: string, formId: number): Promise<{ jobsMs: number; servicesMs: number; emptyJobsMs: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const jobClaim = `SELECT id FROM jobs WHERE status IN ('PENDING', 'STARTED')
+      AND ((status = 'PENDING' AND run_after <= now()) OR (status = 'STARTED' AND locked_until < now()))
+      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+    const serviceClaim = `SELECT c.id FROM rest_services c JOIN forms f ON f.id = c.form_id AND f.deleted_at IS NULL
+      WHERE (c.retry_after IS NULL OR c.retry_after <= now()) AND (c.locked_until IS NULL OR c.locked_until < now())
+        AND (SELECT o.id FROM rest_service_outbox o WHERE o.service_id = c.id ORDER BY o.id LIMIT 1) IS NOT NULL
+      ORDER BY c.last_attempt_at NULLS FIRST, c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED`;
+    const emptyJobsMs = await medianMs(client, jobClaim);
+    await client.query(`INSERT INTO jobs (uuid, type, payload, status, attempts, run_after, error)
+      SELECT gen_random_uuid(), 'rest_delivery', jsonb_build_object('n', n), 'PENDING', 3, now() + interval '1 hour', 'The service answered 503.'
+      FROM generate_series(1, 70000) n`);
+    await client.query(`INSERT INTO rest_services (form_id, name, service_url, attempts, retry_after) VALUES ($1, 'generic_json', 'https://dead.example.org/hook', 3, now() + interval '1 hour')`, [formId]);
+    await client.query(`INSERT INTO rest_service_outbox (service_id, instance_id, event)
+      SELECT (SELECT max(id) FROM rest_services), n, 'created' FROM generate_series(1, 70000) n`);
+    await client.query('ANALYZE jobs; ANALYZE rest_services; ANALYZE rest_service_outbox');
+    // A due export behind the backlog: what the claim must find.
+    await client.query(`INSERT INTO jobs (uuid, type, payload) VALUES (gen_random_uuid(), 'export_async', 'null'::jsonb)`);
+    return { jobsMs: await medianMs(client, jobClaim), servicesMs: await medianMs(client, serviceClaim), emptyJobsMs };
+  } finally {
+    await client.end();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+export async function main(args: string[]): Promise<void> {
+  const total = Number(args.find((a) => /^\d+$/.test(a)) ?? 10_000);
+  const backends: Backend[] = [];
+  if (await postgresAvailable()) backends.push('postgres');
+  if (args.includes('--pglite') || backends.length === 0) backends.push('pglite');
+  const rows: Array<Array<string | number>> = [];
+  const loads: string[] = [];
+  const claims: string[] = [];
+  let port = 18_900;
+  for (const backend of backends) {
+    for (const withService of [false, true]) {
+      const receiver = await startReceiver();
+      const server = await startServer(backend, port++, { ALLOW_PRIVATE_URLS: 'true' });
+      try {
+        const pid = server.process.pid ?? 0;
+        const token = await createAccount(server.baseUrl, 'benchuser');
+        const formId = await publishBenchForm(server.baseUrl, token);
+        if (withService) {
+          const res = await fetch(`${server.baseUrl}/api/v1/restservices`, {
+            method: 'POST',
+            headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ xform: formId, name: 'generic_json', service_url: receiver.url }),
+          });
+          if (res.status !== 201) throw new Error(`service not created: ${res.status} ${await res.text()}`);
+        }
+        const acks = new Map<string, number>();
+        const cpuBefore = cpuSeconds(pid);
+        const r = await ingest(server.baseUrl, token, total, acks);
+        let delays: number[] = [];
+        if (withService) {
+          const deadline = performance.now() + 120_000;
+          while (receiver.arrivals.size < r.ok && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+          delays = [...acks].map(([uuid, at]) => (receiver.arrivals.get(uuid) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
+        }
+        // Server CPU over the ingest and, with the service, until the last delivery.
+        const serverMs = (cpuSeconds(pid) - cpuBefore) * 1000;
+        loads.push(`${backend} ${withService ? 'with' : 'without'}: ${loadAverage()}`);
+        rows.push([
+          backend, withService ? 'generic_json' : 'none', CONCURRENCY, total, r.ok, r.failures, r.seconds.toFixed(1), Math.round(r.rate),
+          (serverMs / total).toFixed(3),
+          withService ? receiver.arrivals.size : '-', withService ? receiver.deliveries() : '-',
+          withService ? percentile(delays, 50).toFixed(0) : '-', withService ? percentile(delays, 99).toFixed(0) : '-',
+        ]);
+        const databaseUrl = serverDatabaseUrl(pid);
+        if (withService && databaseUrl) {
+          const c = await claimWithBacklog(databaseUrl, formId);
+          claims.push(`${backend}: jobs-table claim ${c.emptyJobsMs.toFixed(2)} ms with no backlog, ${c.jobsMs.toFixed(2)} ms with 70,000 jobs in back-off; REST service claim with 70,000 queued records of a service in back-off ${c.servicesMs.toFixed(2)} ms`);
+        }
+      } finally {
+        await server.stop();
+        receiver.close();
+      }
+    }
+  }
+  console.log(`\nrestservices: OpenRosa ingest of bench_household at concurrency ${CONCURRENCY}, ${total} per row, without and with one generic_json service (local receiver)\n`);
+  printTable(
+    ['backend', 'service', 'concurrency', 'sent', '201s', 'failures', 'seconds', 'subs/s', 'server CPU ms/sub', 'records received', 'deliveries', 'ack→delivery p50 ms', 'p99 ms'],
+    rows,
+  );
+  console.log(`\nserver CPU ms/sub includes, with the service, the deliveries until the last one arrived.`);
+  for (const line of claims) console.log(line);
+  console.log(`load average at the end of each row: ${loads.join('; ')}`);
+}
