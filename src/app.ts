@@ -24,6 +24,7 @@ import { registerExportJobRoutes } from './modules/exports/export-routes.ts';
 import { registerImportRoutes } from './modules/imports/routes.ts';
 import { registerReviewRoutes } from './modules/reviews/routes.ts';
 import { registerMetadataRoutes } from './modules/metadata/routes.ts';
+import { registerWebFormRoutes } from './modules/webforms/routes.ts';
 import { registerOrgRoutes } from './modules/orgs/routes.ts';
 import { registerRestServiceRoutes } from './modules/restservices/routes.ts';
 import { registerBriefcaseRoutes } from './modules/briefcase/routes.ts';
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerImportRoutes(app);
   registerReviewRoutes(app);
   registerMetadataRoutes(app);
+  registerWebFormRoutes(app);
   registerOrgRoutes(app);
   registerRestServiceRoutes(app);
   registerOAuthRoutes(app);

@@ -10,8 +10,9 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   plugins: [vue()],
-  // Only the Composition API is used: the Options API's code is left out of the bundle.
-  define: { __VUE_OPTIONS_API__: 'false', __VUE_PROD_DEVTOOLS__: 'false', __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false' },
+  // The app uses only the Composition API, but ODK Web Forms' components (PrimeVue) need the
+  // Options API, and Vue's build flag holds for both pages.
+  define: { __VUE_OPTIONS_API__: 'true', __VUE_PROD_DEVTOOLS__: 'false', __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false' },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -19,9 +20,14 @@ export default defineConfig({
     // Browsers this app supports all preload modules themselves.
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
-    // Vue and the router in a chunk of their own, named for what it holds (pages change more often).
-    rolldownOptions: { output: { codeSplitting: { groups: [{ name: 'vendor', test: /node_modules/ }] } } },
+    rolldownOptions: {
+      // Two pages: the app (index.html) and the web forms (webform.html), whose form engine is
+      // loaded only by the forms' pages.
+      input: { app: fileURLToPath(new URL('index.html', import.meta.url)), webform: fileURLToPath(new URL('webform.html', import.meta.url)) },
+      // Vue and the router in a chunk of their own, named for what it holds (pages change more often).
+      output: { codeSplitting: { groups: [{ name: 'vendor', test: /node_modules[\\/](?:@vue|vue|vue-router)[\\/]/ }] } },
+    },
   },
   // `npx vite web` for development: the API is the running Gather server.
-  server: { proxy: { '/api': gather, '/o': gather } },
+  server: { proxy: { '/api': gather, '/o': gather, '^/forms/\\d+/(formList|submission)': gather, '^/[^/]+/(forms|xformsManifest|xformsMedia)/': gather } },
 });

@@ -28,9 +28,15 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Only the API takes the session: the /o/ pages check their own form fields, devices never hold it. */
+/**
+ * The OpenRosa addresses a web form uses (web/src/webform): its form list, XForm, manifest and
+ * media, and its form-scoped submission. Devices never hold the cookie, so for them nothing changes.
+ */
+const WEB_FORM_OPENROSA = [/^\/forms\/\d+\/(?:formList|submission)(?:[?#]|$)/, /^\/[^/?#]+\/(?:forms\/\d+\/form\.xml|xformsManifest\/\d+|xformsMedia\/\d+\/[^/?#]+)(?:[?#]|$)/];
+
+/** Only the API and the web forms' OpenRosa calls take the session: the /o/ pages check their own form fields. */
 export function sessionApplies(uri: string): boolean {
-  return uri === '/api/v1' || uri.startsWith('/api/v1/') || uri.startsWith('/api/v1?');
+  return uri === '/api/v1' || uri.startsWith('/api/v1/') || uri.startsWith('/api/v1?') || WEB_FORM_OPENROSA.some((pattern) => pattern.test(uri));
 }
 
 /**

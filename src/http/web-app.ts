@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.ts';
 import { PROJECT_ROOT } from '../platform/project-root.ts';
+import { WEB_FORM_PAGES } from '../modules/webforms/urls.ts';
 
 /** The app's client-side routes (web/src/paths.ts), in Fastify's syntax: each answers index.html. */
 export const APP_PAGES = ['/', '/login', '/register', '/projects', '/projects/*'] as const;
@@ -66,17 +67,25 @@ function acceptsGzip(request: FastifyRequest): boolean {
   return /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
 }
 
-async function sendIndex(reply: FastifyReply): Promise<FastifyReply> {
+// ODK Web Forms sets styles from script (PrimeVue) and evaluates XPath with a WebAssembly parser
+// (tree-sitter), which needs 'wasm-unsafe-eval' (WebAssembly only, not eval); it is still only
+// ever connected to this server.
+// Its fonts are inlined as data: addresses.
+const WEB_FORM_CSP = PAGE_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+  .replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+  .replace("img-src", "font-src 'self' data:; img-src");
+
+async function sendPage(reply: FastifyReply, file: 'index.html' | 'webform.html', csp: string): Promise<FastifyReply> {
   let page: Buffer;
   try {
-    page = await readFile(join(WEB_DIST, 'index.html'));
+    page = await readFile(join(WEB_DIST, file));
   } catch {
     throw errors.webAppNotBuilt();
   }
   return reply
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-cache')
-    .header('content-security-policy', PAGE_CSP)
+    .header('content-security-policy', csp)
     .send(page);
 }
 
@@ -85,7 +94,14 @@ export function registerWebAppRoutes(app: FastifyInstance): void {
     app.get(url, {
       config: { access: 'anyone' },
       schema: { hide: true },
-      handler: (_request, reply) => sendIndex(reply),
+      handler: (_request, reply) => sendPage(reply, 'index.html', PAGE_CSP),
+    });
+  }
+  for (const url of WEB_FORM_PAGES) {
+    app.get(url, {
+      config: { access: 'anyone' },
+      schema: { hide: true },
+      handler: (_request, reply) => sendPage(reply, 'webform.html', WEB_FORM_CSP),
     });
   }
 

@@ -72,6 +72,11 @@ export class ApiError extends Error {
 let csrfToken = '';
 let signedOut: () => void = () => undefined;
 
+/** The session's CSRF token (after api.session()), for the web forms' OpenRosa posts. */
+export function currentCsrfToken(): string {
+  return csrfToken;
+}
+
 /** What to do when the API says the session is gone (expired, or ended in another tab). */
 export function onSignedOut(handler: () => void): void {
   signedOut = handler;

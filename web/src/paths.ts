@@ -11,3 +11,8 @@ export const paths = {
 export function projectPath(id: number): string {
   return `/projects/${id}`;
 }
+
+/** The web forms' pages (web/src/webform), served as webform.html rather than by this app's router. */
+export function isWebFormPath(path: string): boolean {
+  return /^\/forms\/\d+\//.test(path);
+}

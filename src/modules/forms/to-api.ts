@@ -4,6 +4,7 @@ import { memberToApi } from '../shared/members.ts';
 import type { MemberRow } from '../projects/repository.ts';
 import { formUrl, projectUrl, userUrl } from '../projects/to-api.ts';
 import type { FormRow, MetadataRow } from './repository.ts';
+import { fillUrl, previewUrl, singleSubmitUrl } from '../webforms/urls.ts';
 
 export interface FormExtras {
   members: MemberRow[];
@@ -64,10 +65,10 @@ export function formToApi(form: FormRow, baseUrl: string, extras: FormExtras, sh
     public_key: form.public_key,
     require_auth: form.require_auth,
     tags: extras.tags,
-    // Enketo is not configured on this server.
-    enketo_url: null,
-    enketo_preview_url: null,
-    enketo_single_submit_url: null,
+    // The web forms this server serves itself (src/modules/webforms) stand where onadata links Enketo.
+    enketo_url: fillUrl(baseUrl, form.id),
+    enketo_preview_url: previewUrl(baseUrl, form.id),
+    enketo_single_submit_url: singleSubmitUrl(baseUrl, form.id),
     num_of_submissions: form.num_of_submissions,
   };
   if (full) body['submission_count_for_today'] = extras.submissionCountForToday;

@@ -57,6 +57,11 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
     XML,
     204,
   );
+  getAndHead(app, '/forms/:pk/formList', 'OpenRosa form list of one form (anonymous unless its account requires auth)', Form, (p, _q, ctx) =>
+    openrosa.formListOfForm(ctx, p['pk'] ?? ''),
+    XML,
+    204,
+  );
   getAndHead(app, '/:username/forms/:pk/form.xml', 'Download a form’s XForm', OwnerForm, (p, _q, ctx) =>
     openrosa.formXml(ctx, p['username'], p['pk'] ?? ''),
   );

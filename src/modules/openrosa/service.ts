@@ -57,6 +57,29 @@ export async function formList(ctx: RequestContext, username: string | undefined
   const owner = await ownerOf(ctx, username);
   let rows = await listableForms(ctx, owner);
   if (formId) rows = rows.filter((r) => r.id_string.toLowerCase() === formId.toLowerCase());
+  return formListOf(ctx, rows);
+}
+
+/**
+ * GET /forms/{pk}/formList (onadata's form-scoped list): the one form, as its owner's list shows it
+ * to this caller (anonymous unless the owner requires auth), or an empty list.
+ */
+export async function formListOfForm(ctx: RequestContext, rawId: string): Promise<string> {
+  const owner = await ownerOfFormId(ctx, rawId);
+  const id = Number(rawId);
+  return formListOf(ctx, (await listableForms(ctx, owner)).filter((r) => r.id === id));
+}
+
+/** The owner of a live form given by its id in a form-scoped OpenRosa URL, who must let the caller in. */
+export async function ownerOfFormId(ctx: RequestContext, rawId: string): Promise<UserRow> {
+  const form = /^\d{1,9}$/.test(rawId) ? await forms.findLiveForm(ctx.db, Number(rawId)) : undefined;
+  if (!form) throw errors.noMatch('XForm');
+  const owner = await ownerOf(ctx, form.owner_username);
+  if (!owner) throw errors.noMatch('XForm');
+  return owner;
+}
+
+async function formListOf(ctx: RequestContext, rows: readonly forms.FormRow[]): Promise<string> {
   const ids = rows.map((r) => r.id);
   const withMedia = new Set([...(await forms.formsWithItemsets(ctx.db, ids)), ...(await metadata.formsWithMedia(ctx.db, ids))].map(String));
   return formListXml(

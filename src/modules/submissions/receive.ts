@@ -45,6 +45,8 @@ export interface SubmissionTarget {
   username?: string | undefined;
   /** `/submission` and `/api/v1/submissions` with no owner: credentials always required. */
   ownerless: boolean;
+  /** The form named in the URL (`/forms/{pk}/submission`): the instance must be one of its. */
+  formId?: number | undefined;
 }
 
 export interface SubmissionOutcome {
@@ -166,6 +168,7 @@ async function decideAccess(ctx: RequestContext, target: SubmissionTarget, ident
     if (!owner) throw errors.noMatch('XForm');
   }
   const form = await findTargetForm(ctx, identity, owner);
+  if (target.formId !== undefined && form.id !== target.formId) throw errors.noMatch('XForm');
   const { ownerRequireAuth, role } = await checkMaySubmit(ctx, form, target, owner);
   if (!form.downloadable) throw new AppError(405, { detail: 'Form is inactive' });
   return {
@@ -241,7 +244,7 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
   // Remembered decisions serve only submissions without media, which are re-checked inside their
   // one insert statement; anything else (media, an edit, a refusal) is decided afresh.
   const targets = ctx.submissionTargets;
-  const key = SubmissionTargets.key(target.ownerless, target.username, identity.idString, identity.formhubUuid, isAuthenticated(ctx.actor) ? ctx.actor.user.id : null);
+  const key = SubmissionTargets.key(target.ownerless, target.formId === undefined ? target.username : `${target.username ?? ''}/forms/${target.formId}`, identity.idString, identity.formhubUuid, isAuthenticated(ctx.actor) ? ctx.actor.user.id : null);
   const nowMs = ctx.clock.now().getTime();
   const remembered = upload.media.length === 0 ? targets.get(key, nowMs) : undefined;
   if (remembered) {

@@ -9,6 +9,7 @@ import { asPayload } from '../../http/payload.ts';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import * as data from './data.ts';
+import { ownerOfFormId } from '../openrosa/service.ts';
 import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
@@ -96,6 +97,22 @@ export function registerSubmissionRoutes(app: FastifyInstance): void {
       params: Type.Object({ username: Type.String() }),
     },
     handler: (request, reply) => answer(request, reply, { ownerless: false, username: request.params.username }),
+  });
+  // onadata's form-scoped address, which the web forms post to: the form's owner as above, and
+  // the instance must belong to this very form.
+  app.route<{ Params: { pk: string } }>({
+    method: ['POST', 'HEAD'],
+    url: '/forms/:pk/submission',
+    config,
+    schema: {
+      tags: ['submissions'],
+      summary: 'Receive an OpenRosa submission for this form (anonymous unless its account requires auth)',
+      params: Type.Object({ pk: Type.String() }),
+    },
+    handler: async (request, reply) => {
+      const owner = await ownerOfFormId(request.ctx, request.params.pk);
+      return answer(request, reply, { ownerless: false, username: owner.username, formId: Number(request.params.pk) });
+    },
   });
 }
 

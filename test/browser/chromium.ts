@@ -1,0 +1,61 @@
+// Headless Chromium (Debian's `chromium`) for the browser tests, driven by playwright-core.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+// Without these the network-less machine floods with refused connections (updates, sync, QUIC).
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export const chromiumMissing = !existsSync(CHROMIUM);
+/** Skips where Chromium is not installed, except in CI, where its absence must fail. */
+export const skipWithoutChromium = chromiumMissing && !process.env['CI'] ? `${CHROMIUM} is missing (apt-get install chromium chromium-driver); CI would fail here` : false;
+
+export interface Browsing {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Script errors and Content-Security-Policy refusals seen so far. */
+  readonly errors: string[];
+  /** Requests to anywhere but `origin`, and requests that failed. */
+  readonly outside: string[];
+  close(): Promise<void>;
+}
+
+/** A fresh browser profile with one page, recording script errors and requests that leave `origin`. */
+export async function browse(origin: string, viewport = { width: 1280, height: 800 }): Promise<Browsing> {
+  const profile = mkdtempSync(join(tmpdir(), 'gather-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(20_000);
+  const errors: string[] = [];
+  const outside: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
+  });
+  page.on('requestfailed', (request) => outside.push(`failed: ${request.url()}`));
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+  });
+  return {
+    context,
+    page,
+    errors,
+    outside,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// What a web form asks of the server: the OpenRosa calls a device makes (the form's list entry, its
+// XForm, manifest and media, the submission) and, to edit, the record's XML and files from the
+// data API. The browser's session cookie authenticates them, with the CSRF token on the post; a
+// caller without one is anonymous, as a device without credentials is.
+import { api, currentCsrfToken, type User } from '../api.ts';
+
+const OPENROSA = { 'x-openrosa-version': '1.0', 'x-requested-with': 'XMLHttpRequest' };
+
+/** A refusal worth showing as it is: the message, and whether signing in could help. */
+export class FormUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly signInMayHelp = false,
+  ) {
+    super(message);
+  }
+}
+
+export interface PublishedForm {
+  readonly title: string;
+  readonly xml: string;
+  /** Media by the file name the form uses (jr://images/<name>), at their download addresses. */
+  readonly media: ReadonlyMap<string, string>;
+}
+
+/** An address the server gave (with its BASE_URL) as a path on this origin, where the cookie goes. */
+function local(address: string): string {
+  const url = new URL(address, window.location.origin);
+  return `${url.pathname}${url.search}`;
+}
+
+function xml(text: string): Document {
+  return new DOMParser().parseFromString(text, 'application/xml');
+}
+
+/** The text of an OpenRosa or JSON refusal. */
+function refusal(status: number, text: string): string {
+  const message = /<message[^>]*>([^<]*)<\/message>/.exec(text)?.[1];
+  if (message) return message;
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    if (typeof body['detail'] === 'string') return body['detail'];
+  } catch {
+    // not JSON: the status says enough
+  }
+  return `The server answered ${status}.`;
+}
+
+async function get(path: string, headers: Record<string, string> = OPENROSA): Promise<Response> {
+  try {
+    return await fetch(path, { headers, credentials: 'same-origin', cache: 'no-cache' });
+  } catch {
+    throw new FormUnavailable('The server cannot be reached. Check the connection and try again.');
+  }
+}
+
+export async function whoIsSignedIn(): Promise<User | null> {
+  return (await api.session()).user;
+}
+
+/** The form as the caller may fill it, or why not. */
+export async function loadForm(formId: number): Promise<PublishedForm> {
+  const listed = await get(`/forms/${formId}/formList`);
+  if (listed.status === 401) throw new FormUnavailable('This form’s account asks who is filling it in: sign in to continue.', true);
+  if (listed.status === 404) throw new FormUnavailable('There is no such form.');
+  if (!listed.ok) throw new FormUnavailable(refusal(listed.status, await listed.text()));
+  const entry = xml(await listed.text()).getElementsByTagName('xform')[0];
+  const downloadUrl = entry?.getElementsByTagName('downloadUrl')[0]?.textContent;
+  if (!entry || !downloadUrl) {
+    throw new FormUnavailable('This form is not open for data entry here: it may be inactive, or your account may not have a role that submits to it.', true);
+  }
+  const title = entry.getElementsByTagName('name')[0]?.textContent ?? '';
+  const form = await get(local(downloadUrl));
+  if (!form.ok) throw new FormUnavailable(refusal(form.status, await form.text()));
+  const media = new Map<string, string>();
+  const manifestUrl = entry.getElementsByTagName('manifestUrl')[0]?.textContent;
+  if (manifestUrl) {
+    const manifest = await get(local(manifestUrl));
+    if (!manifest.ok) throw new FormUnavailable(refusal(manifest.status, await manifest.text()));
+    for (const file of Array.from(xml(await manifest.text()).getElementsByTagName('mediaFile'))) {
+      const name = file.getElementsByTagName('filename')[0]?.textContent;
+      const address = file.getElementsByTagName('downloadUrl')[0]?.textContent;
+      if (name && address) media.set(name, local(address));
+    }
+  }
+  return { title, xml: await form.text(), media };
+}
+
+export interface SubmissionResult {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly message: string;
+}
+
+/** Posts the record as a device does: multipart, the instance first, then its files. */
+export async function submit(formId: number, instance: File, attachments: readonly File[]): Promise<SubmissionResult> {
+  const body = new FormData();
+  body.append('xml_submission_file', instance, 'submission.xml');
+  for (const file of attachments) body.append(file.name, file, file.name);
+  const headers: Record<string, string> = { ...OPENROSA };
+  const csrf = currentCsrfToken();
+  if (csrf) headers['x-csrftoken'] = csrf;
+  let response: Response;
+  try {
+    response = await fetch(`/forms/${formId}/submission`, { method: 'POST', body, headers, credentials: 'same-origin' });
+  } catch {
+    return { ok: false, status: 0, message: 'The server cannot be reached. The record was not sent.' };
+  }
+  const text = await response.text();
+  return { ok: response.status === 201 || response.status === 202, status: response.status, message: refusal(response.status, text) };
+}
+
+export interface StoredRecord {
+  readonly xml: string;
+  /** The record's files by name, at their download addresses. */
+  readonly files: ReadonlyMap<string, string>;
+}
+
+/** A record to edit: its XML and files, from the data API. */
+export async function loadRecord(formId: number, recordId: number): Promise<StoredRecord> {
+  const json = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
+  const record = await get(`/api/v1/data/${formId}/${recordId}`, json);
+  if (record.status === 401) throw new FormUnavailable('Sign in to edit this record.', true);
+  if (!record.ok) throw new FormUnavailable(record.status === 404 ? 'There is no such record.' : refusal(record.status, await record.text()));
+  const answers = (await record.json()) as { _attachments?: { filename?: string; download_url?: string }[] };
+  const files = new Map<string, string>();
+  for (const attachment of answers._attachments ?? []) {
+    const name = attachment.filename?.split('/').pop();
+    if (name && attachment.download_url) files.set(name, local(attachment.download_url));
+  }
+  const stored = await get(`/api/v1/data/${formId}/${recordId}.xml`, { accept: 'application/xml', 'x-requested-with': 'XMLHttpRequest' });
+  if (!stored.ok) throw new FormUnavailable(refusal(stored.status, await stored.text()));
+  return { xml: await stored.text(), files };
+}
+
+export async function download(path: string): Promise<Response> {
+  return get(path, { 'x-requested-with': 'XMLHttpRequest' });
+}
