@@ -1,6 +1,7 @@
-// The only module that talks to the server: the public /api/v1 API, authenticated by the session
-// cookie the browser keeps (HttpOnly; no token is ever held by the page). Writes carry the CSRF
-// token that GET /api/v1/session hands out.
+// How the app talks to the server: the public /api/v1 API, authenticated by the session cookie the
+// browser keeps (HttpOnly; no token is ever held by the page). Writes carry the CSRF token that
+// GET /api/v1/session hands out. Pages reach the API only through this module and web/src/api/*.ts
+// (one per area), which call it.
 
 export interface User {
   id: number;
@@ -102,7 +103,11 @@ function describe(status: number, body: unknown): ApiError {
   return new ApiError(status, `The server answered ${status}.`);
 }
 
-async function call<T>(method: string, path: string, body?: Record<string, unknown> | FormData): Promise<T> {
+/**
+ * One call to /api/v1 with the session's cookie and CSRF token, answering the parsed JSON or
+ * throwing an ApiError with the API's message. The app's other API modules (web/src/api/*.ts) use it.
+ */
+export async function call<T>(method: string, path: string, body?: Record<string, unknown> | FormData): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
   if (method !== 'GET') headers['x-csrftoken'] = csrfToken;
   let payload: BodyInit | undefined;
