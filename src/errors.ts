@@ -15,6 +15,14 @@ export class AppError extends Error {
 /** Field errors as DRF renders them: `{"field": ["message", …]}`. */
 export type FieldErrors = Record<string, string[]>;
 
+/** One converter error with where it is in the XLSForm, when the converter knows (publish refusals' `errors`). */
+export interface PublishIssue {
+  message: string;
+  sheet?: string;
+  row?: number;
+  column?: string;
+}
+
 export const errors = {
   notAuthenticated: (challenge: string) =>
     new AppError(401, { detail: 'Authentication credentials were not provided.' }, { 'www-authenticate': challenge }),
@@ -43,7 +51,8 @@ export const errors = {
   /** change_password's validator failures: `{"errors": [...]}`. */
   passwordRejected: (problems: string[]) => new AppError(400, { errors: problems }),
   /** A form that could not be published (XLSForm errors): onadata's alert body. */
-  publishFailed: (text: string) => new AppError(400, { type: 'alert-error', text }),
+  publishFailed: (text: string, located?: readonly PublishIssue[]) =>
+    new AppError(400, { type: 'alert-error', text, ...(located?.length ? { errors: located } : {}) }),
   /** Some form endpoints answer `{"message": "…"}`. */
   message: (text: string, status = 400) => new AppError(status, { message: text }),
   throttled: (seconds: number) =>

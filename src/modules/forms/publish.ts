@@ -33,7 +33,11 @@ export async function convertSource(source: FormSource): Promise<ConvertSuccess>
   }
   if (source.bytes.byteLength === 0) throw errors.publishFailed('The uploaded XLSForm is empty.');
   const result = await convertAsync(source.bytes, { fileName: source.fileName });
-  if (!result.ok) throw errors.publishFailed(result.errors.map((e) => e.message).join('\n'));
+  if (!result.ok) {
+    // `text` stays onadata's one message; `errors` adds each one's sheet, row and column for the web app.
+    const located = result.errors.map(({ message, sheet, row, column }) => ({ message, ...(sheet ? { sheet } : {}), ...(row ? { row } : {}), ...(column ? { column } : {}) }));
+    throw errors.publishFailed(result.errors.map((e) => e.message).join('\n'), located);
+  }
   if (!ID_STRING_PATTERN.test(result.idString) || result.idString.length > 100) {
     throw errors.publishFailed(
       'In strict mode, the XForm ID must be a valid slug and contain no spaces. Please ensure that you have set an id_string in the settings sheet or have modified the filename to not contain any spaces.',

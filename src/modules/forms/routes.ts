@@ -24,7 +24,9 @@ export function registerFormRoutes(app: FastifyInstance): void {
     config: { access: 'authenticated', upload: true },
     schema: {
       tags: ['forms'],
-      summary: 'Publish an XLSForm: multipart xls_file, or xls_url / dropbox_xls_url; optional owner (username) and project (id)',
+      summary:
+        'Publish an XLSForm: multipart xls_file, or xls_url / dropbox_xls_url; optional owner (username) and project (id). ' +
+        'A form the converter refuses: 400 {type: "alert-error", text, errors: [{message, sheet?, row?, column?}]}',
     },
     handler: async (request, reply) =>
       reply.code(201).send(await forms.publishForm(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
