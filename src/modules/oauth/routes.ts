@@ -9,6 +9,7 @@ import { clearSessionCookie, csrfToken, csrfValid, sessionCookie, setSessionCook
 import { checkAuthorizationRequest, decideAuthorization, issueToken, readParams, revokeToken, type AuthorizationCheck, type EndpointResult } from './grants.ts';
 import { applicationsPage, consentPage, errorPage, loginPage, registeredPage, registerPage } from './pages.ts';
 import { deleteApplication, listApplications, registerApplication, sessionUser, signIn, signOut, type ApplicationForm } from './service.ts';
+import { registerOAuthApplicationRoutes } from './application-routes.ts';
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 const HOME = '/o/applications/';
@@ -76,6 +77,7 @@ function answerCheck(request: FastifyRequest, reply: FastifyReply, check: Author
 }
 
 export function registerOAuthRoutes(app: FastifyInstance): void {
+  registerOAuthApplicationRoutes(app);
   const page = { config: { access: 'anyone' as const }, schema: { hide: true } };
 
   // ---- signing in to the /o/ pages
