@@ -29,6 +29,7 @@ import { registerOrgRoutes } from './modules/orgs/routes.ts';
 import { registerRestServiceRoutes } from './modules/restservices/routes.ts';
 import { registerBriefcaseRoutes } from './modules/briefcase/routes.ts';
 import { registerODataRoutes } from './modules/odata/routes.ts';
+import { registerStatsRoutes } from './modules/stats/routes.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerSubmissionRoutes(app);
   registerDataRoutes(app);
   registerODataRoutes(app);
+  registerStatsRoutes(app);
   registerImportRoutes(app);
   registerReviewRoutes(app);
   registerMetadataRoutes(app);

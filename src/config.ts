@@ -66,6 +66,8 @@ export interface Config {
   readonly googleSheetsApiUrl: string;
   /** Where Google sends the user back with the code; unset: the caller's redirect_uri or /api/v1/export/google_auth. */
   readonly googleRedirectUri: string | undefined;
+  /** The data map's tile address template (`…/{z}/{x}/{y}.png`); empty: no tiles, points on a plain background. */
+  readonly mapTileUrl: string;
 }
 
 /** Every setting with its default and meaning; `gather --help` prints this table. */
@@ -111,6 +113,7 @@ export const SETTINGS = [
   ['GOOGLE_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth', 'Google OAuth consent address'],
   ['GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token', 'Google OAuth token address'],
   ['GOOGLE_SHEETS_API_URL', 'https://sheets.googleapis.com', 'base address of the Google Sheets REST API'],
+  ['MAP_TILE_URL', '(unset: no tiles)', 'tile address template for the data map, e.g. https://tiles.example.org/{z}/{x}/{y}.png'],
   ['LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
 ] as const;
 
@@ -120,6 +123,15 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** MAP_TILE_URL: an http(s) address (or a path on this server) with {z}, {x} and {y} in it. */
+function mapTileUrl(env: NodeJS.ProcessEnv): string {
+  const raw = (env['MAP_TILE_URL'] ?? '').trim();
+  if (raw === '') return '';
+  const usable = (/^https?:\/\/[^/\s]+\//i.test(raw) || /^\/[^/]/.test(raw)) && ['{z}', '{x}', '{y}'].every((part) => raw.includes(part)) && !/[\s'";]/.test(raw);
+  if (!usable) throw new Error(`MAP_TILE_URL must be an http(s) address or a path with {z}, {x} and {y}, got "${raw}"`);
+  return raw;
 }
 
 /** `auto`: one per CPU on PostgreSQL, 1 on the embedded database (it allows one process). */
@@ -203,5 +215,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     googleTokenUrl: env['GOOGLE_TOKEN_URL'] || 'https://oauth2.googleapis.com/token',
     googleSheetsApiUrl: (env['GOOGLE_SHEETS_API_URL'] || 'https://sheets.googleapis.com').replace(/\/+$/, ''),
     googleRedirectUri: env['GOOGLE_REDIRECT_URI'] || undefined,
+    mapTileUrl: mapTileUrl(env),
   });
 }

@@ -28,6 +28,13 @@ const PAGE_CSP = [
   "frame-ancestors 'self'",
 ].join('; ');
 
+/** The app's policy, letting images come from the map's tile server too when MAP_TILE_URL names one. */
+function appCsp(tileUrl: string): string {
+  const origin = /^https?:\/\/[^/]+/i.exec(tileUrl)?.[0];
+  // A host template such as `{a-c}.tile.example.org` becomes the wildcard `*.tile.example.org`.
+  return origin ? PAGE_CSP.replace("img-src 'self' data: blob:", `img-src 'self' data: blob: ${origin.replace(/\{[^}]*\}/g, '*')}`) : PAGE_CSP;
+}
+
 const TYPES: Readonly<Record<string, string>> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
@@ -94,7 +101,7 @@ export function registerWebAppRoutes(app: FastifyInstance): void {
     app.get(url, {
       config: { access: 'anyone' },
       schema: { hide: true },
-      handler: (_request, reply) => sendPage(reply, 'index.html', PAGE_CSP),
+      handler: (request, reply) => sendPage(reply, 'index.html', appCsp(request.ctx.config.mapTileUrl)),
     });
   }
   for (const url of WEB_FORM_PAGES) {

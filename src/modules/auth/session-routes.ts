@@ -17,6 +17,7 @@ const SessionSchema = Type.Object({
   user: Type.Union([SessionUser, Type.Null()], { description: 'the caller, or null when signed out' }),
   csrf_token: Type.String({ description: 'send it as the X-CSRFToken header with every POST, PUT, PATCH and DELETE made with the session cookie' }),
   registration_open: Type.Boolean({ description: 'whether POST /api/v1/profiles takes anonymous registrations (DISABLE_CREATING_USERS)' }),
+  map_tile_url: Type.String({ description: 'the tile address template the data map draws (MAP_TILE_URL, with {z}, {x} and {y}); empty: no tiles' }),
 });
 
 const SignInBody = Type.Object({
@@ -31,7 +32,7 @@ function answer(request: FastifyRequest, reply: FastifyReply, user: UserRow | un
   return reply
     .code(status)
     .header('cache-control', 'no-store')
-    .send({ user: user ? userToApi(user) : null, csrf_token: csrfToken(request, reply), registration_open: !request.ctx.config.disableCreatingUsers });
+    .send({ user: user ? userToApi(user) : null, csrf_token: csrfToken(request, reply), registration_open: !request.ctx.config.disableCreatingUsers, map_tile_url: request.ctx.config.mapTileUrl });
 }
 
 function attemptOf(request: FastifyRequest) {
