@@ -65,6 +65,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly fields: Readonly<Record<string, string>> = {},
+    /** The parsed answer as sent, for refusals that carry more than a message (publish `errors`). */
+    readonly body: unknown = undefined,
   ) {
     super(message);
   }
@@ -132,7 +134,10 @@ export async function call<T>(method: string, path: string, body?: Record<string
     }
   }
   if (response.status === 401 && path !== '/session') signedOut();
-  if (!response.ok) throw describe(response.status, parsed);
+  if (!response.ok) {
+    const error = describe(response.status, parsed);
+    throw new ApiError(error.status, error.message, error.fields, parsed);
+  }
   return parsed as T;
 }
 

@@ -6,10 +6,15 @@ export const paths = {
   register: '/register',
   projects: '/projects',
   project: '/projects/:id',
+  form: '/projects/:id/forms/:pk',
 } as const;
 
 export function projectPath(id: number): string {
   return `/projects/${id}`;
+}
+
+export function formPath(projectId: number, formId: number): string {
+  return `/projects/${projectId}/forms/${formId}`;
 }
 
 /** The web forms' pages (web/src/webform), served as webform.html rather than by this app's router. */

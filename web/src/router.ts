@@ -13,6 +13,7 @@ export const router = createRouter({
     { path: paths.register, name: 'register', component: () => import('./pages/RegisterPage.vue'), meta: { title: 'Create an account', public: true } },
     { path: paths.projects, name: 'projects', component: () => import('./pages/ProjectsPage.vue'), meta: { title: 'Projects' } },
     { path: paths.project, name: 'project', component: () => import('./pages/ProjectPage.vue'), meta: { title: 'Project' } },
+    { path: paths.form, name: 'form', component: () => import('./pages/forms/FormPage.vue'), meta: { title: 'Form' } },
     { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Page not found', public: true } },
   ],
 });
