@@ -95,6 +95,11 @@ test('a data manager runs a form from its page in Chromium', { skip, timeout: 24
 
     // She publishes the corpus form into her project and opens it from the project's form list.
     await page.goto(`${gather}/projects/${projectId}`);
+    // First a broken one: the converter's error by sheet, row and column.
+    await page.getByLabel('XLSForm file').setInputFiles(join(files, 'broken.csv'));
+    const notPublished = page.getByRole('alert').filter({ hasText: 'The form could not be published.' });
+    await notPublished.waitFor();
+    assert.deepEqual((await notPublished.getByRole('row').nth(1).getByRole('cell').allTextContents()).slice(0, 3), ['survey', '4', 'name']);
     await page.getByLabel('XLSForm file').setInputFiles(join(files, 'pull_data.xlsx'));
     await page.getByRole('status').filter({ hasText: 'Published “pull_data” (pull_data).' }).waitFor();
     await page.getByRole('table', { name: 'Forms of Market prices' }).getByRole('link', { name: 'pull_data' }).click();
@@ -105,6 +110,7 @@ test('a data manager runs a form from its page in Chromium', { skip, timeout: 24
     await page.getByRole('link', { name: 'Market prices' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Fill in the form' }).getAttribute('href'), (await apiForm(formId))['enketo_url']);
     assert.equal(await page.getByRole('link', { name: 'View records' }).getAttribute('href'), `/projects/${projectId}/forms/${formId}/data`);
+    assert.equal(await page.getByRole('link', { name: 'XForm (XML)' }).getAttribute('href'), `/api/v1/forms/${formId}/form.xml`);
 
     // Settings: the title, and each switch, saved and seen in the API.
     await page.getByLabel('Title').fill('Fruit prices');
