@@ -1,5 +1,6 @@
 // `gather <command>`: start, worker, migrate, xls2xform, help.
 import { loadConfig, SETTINGS } from './config.ts';
+import { StartupError } from './platform/pg-bootstrap.ts';
 
 const USAGE = `usage: gather <command>
 
@@ -16,6 +17,17 @@ ${SETTINGS.map(([name, fallback, meaning]) => `  ${name.padEnd(32)} ${meaning} [
 `;
 
 export async function runCli(args: string[]): Promise<void> {
+  try {
+    await runCommand(args);
+  } catch (error) {
+    // What a person has to fix is said in one line; anything else is a bug, with its stack trace.
+    if (!(error instanceof StartupError)) throw error;
+    process.stderr.write(`gather: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function runCommand(args: string[]): Promise<void> {
   const [command, ...rest] = args;
   switch (command) {
     case 'start': {

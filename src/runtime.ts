@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Config } from './config.ts';
 import type { AppDeps } from './context.ts';
 import { openDatabase, type Database } from './platform/db.ts';
+import { ensurePostgresDatabase } from './platform/pg-bootstrap.ts';
 import { migrate } from './platform/migrator.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { createSealer } from './platform/secrets.ts';
@@ -26,6 +27,7 @@ export async function openRuntime(
   config: Config,
   options: { pgliteDir?: string; clock?: Clock; log?: (line: string) => void; mailer?: Mailer } = {},
 ): Promise<Runtime> {
+  if (config.databaseUrl) await ensurePostgresDatabase(config.databaseUrl, options.log);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? join(config.dataDir),
