@@ -97,7 +97,7 @@ test('an anonymous visitor fills and sends a form with a photo; the data API has
     await fillVisit(page, 'Amina Otieno', '3');
     await page.locator('input[type=file]').setInputFiles(join(files, 'site.png'));
     await screenshot(page, 'web-form-filled.png');
-    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Record sent' }).waitFor();
     const [row] = await records();
     assert.ok(row);
@@ -124,10 +124,10 @@ test('a preview checks the answers and stores nothing', { skip, timeout: 180_000
     await page.goto(`${gather}/forms/${formId}/preview`);
     await page.getByRole('note').filter({ hasText: 'never stored' }).waitFor();
     // A required answer left out is refused by the form itself.
-    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByText('1 question with error.').waitFor();
     await fillVisit(page, 'Preview only', '1');
-    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'nothing was stored' }).waitFor();
     assert.equal((await records()).length, before);
     assert.deepEqual(browsing.errors, []);
@@ -160,7 +160,7 @@ test('the owner edits a record in the browser: the new answers replace it and hi
     await name.waitFor();
     assert.equal(await name.inputValue(), 'Amina Otieno', 'the record’s answers are loaded');
     await name.fill('Amina Otieno-Wekesa');
-    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'changes to the record were saved' }).waitFor();
     const edited = (await records()).find((row) => row._id === first._id);
     assert.equal(edited?.visitor, 'Amina Otieno-Wekesa');
@@ -193,12 +193,55 @@ test('an account that requires auth sends an anonymous visitor to sign in, then 
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${gather}/forms/${guardedForm}/fill`);
     await fillVisit(page, 'Signed in visitor', '2');
-    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Record sent' }).waitFor();
     const stored = await server.app.inject({ method: 'GET', url: `/api/v1/data/${guardedForm}`, headers: guarded.auth });
     const rows = stored.json<{ visitor: string; _submitted_by: string | null }[]>();
     assert.deepEqual(rows.map((r) => [r.visitor, r._submitted_by]), [['Signed in visitor', guarded.username]]);
     assert.deepEqual(browsing.errors, []);
+  } finally {
+    await browsing.close();
+  }
+});
+
+test('offline: a page opened once opens again, records wait on the device and are sent once when back online', { skip, timeout: 240_000 }, async () => {
+  const before = (await records()).length;
+  const browsing = await browse(gather);
+  try {
+    const { page, context } = browsing;
+    await page.goto(`${gather}/forms/${formId}/fill`);
+    await page.getByRole('textbox', { name: /Visitor name/ }).waitFor();
+    // The service worker controls the page and has kept the page and its scripts.
+    // (Page code as text: this file is compiled without the DOM's types.)
+    const keptEverything = `(async () => {
+      if (!navigator.serviceWorker.controller) return false;
+      const paths = (await (await caches.open('gather-web-forms-1')).keys()).map((r) => new URL(r.url).pathname);
+      return [location.pathname, '/api/v1/session', '/forms/${formId}/formList'].every((path) => paths.includes(path)) && paths.some((path) => path.startsWith('/assets/webform-'));
+    })()`;
+    for (let tries = 0; !(await page.evaluate(keptEverything)); tries++) {
+      assert.ok(tries < 100, 'the service worker kept the page, its scripts, the session and the form');
+      await page.waitForTimeout(200);
+    }
+    await context.setOffline(true);
+    for (const [visitor, waiting] of [['Offline one', '1 record waiting'], ['Offline two', '2 records waiting']] as const) {
+      await fillVisit(page, visitor, '1');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: `${waiting} on this device` }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'saved on this device' }).waitFor();
+    }
+    assert.equal((await records()).length, before, 'nothing reached the server while offline');
+    // The page opens again with no network, and still knows what waits.
+    await page.reload();
+    await page.getByRole('textbox', { name: /Visitor name/ }).waitFor();
+    await page.getByRole('status').filter({ hasText: '2 records waiting on this device' }).waitFor();
+    await context.setOffline(false);
+    await page.evaluate("window.dispatchEvent(new Event('online'))");
+    await page.getByRole('status').filter({ hasText: '2 records kept on this device were sent' }).waitFor();
+    const after = await records();
+    assert.equal(after.length, before + 2);
+    assert.deepEqual(after.map((row) => row.visitor).filter((name) => name?.startsWith('Offline')).sort(), ['Offline one', 'Offline two']);
+    assert.equal(await page.getByRole('status').filter({ hasText: 'waiting on this device' }).count(), 0);
+    assert.deepEqual(browsing.errors.filter((error) => !error.includes('ERR_INTERNET_DISCONNECTED')), []);
   } finally {
     await browsing.close();
   }
