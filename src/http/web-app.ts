@@ -80,7 +80,7 @@ function acceptsGzip(request: FastifyRequest): boolean {
 // Its fonts are inlined as data: addresses.
 const WEB_FORM_CSP = PAGE_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
   .replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
-  .replace("img-src", "font-src 'self' data:; img-src");
+  .replace("img-src", "font-src 'self' data:; worker-src 'self'; img-src");
 
 async function sendPage(reply: FastifyReply, file: 'index.html' | 'webform.html', csp: string): Promise<FastifyReply> {
   let page: Buffer;
@@ -104,6 +104,20 @@ export function registerWebAppRoutes(app: FastifyInstance): void {
       handler: (request, reply) => sendPage(reply, 'index.html', appCsp(request.ctx.config.mapTileUrl)),
     });
   }
+  // The web forms' service worker, at the top of the pages it serves offline (its scope is /forms/).
+  app.get('/forms/sw.js', {
+    config: { access: 'anyone' },
+    schema: { hide: true },
+    handler: async (_request, reply) => {
+      let script: Buffer;
+      try {
+        script = await readFile(join(WEB_DIST, 'webform-sw.js'));
+      } catch {
+        throw errors.webAppNotBuilt();
+      }
+      return reply.header('content-type', TYPES['js'] ?? 'text/javascript').header('cache-control', 'no-cache').send(script);
+    },
+  });
   for (const url of WEB_FORM_PAGES) {
     app.get(url, {
       config: { access: 'anyone' },

@@ -12,6 +12,10 @@ export const paths = {
   formExports: '/projects/:id/forms/:pk/exports',
   formImports: '/projects/:id/forms/:pk/imports',
   form: '/projects/:id/forms/:pk',
+  formData: '/projects/:id/forms/:pk/data',
+  formRecord: '/projects/:id/forms/:pk/data/:dataid',
+  formMap: '/projects/:id/forms/:pk/map',
+  formSummary: '/projects/:id/forms/:pk/summary',
 } as const;
 
 export function projectPath(id: number): string {
@@ -34,6 +38,26 @@ export function formImportsPath(projectId: number, formId: number): string {
 
 export function formPath(projectId: number, formId: number): string {
   return `/projects/${projectId}/forms/${formId}`;
+}
+
+/** A form's records as a table. */
+export function formDataPath(projectId: number, formId: number): string {
+  return `/projects/${projectId}/forms/${formId}/data`;
+}
+
+/** One record: its answers, files, history, review and tags. */
+export function recordPath(projectId: number, formId: number, dataId: number): string {
+  return `/projects/${projectId}/forms/${formId}/data/${dataId}`;
+}
+
+/** A form's records on a map. */
+export function formMapPath(projectId: number, formId: number): string {
+  return `/projects/${projectId}/forms/${formId}/map`;
+}
+
+/** A form's submissions per day and enumerator, and its select questions' answer counts. */
+export function formSummaryPath(projectId: number, formId: number): string {
+  return `/projects/${projectId}/forms/${formId}/summary`;
 }
 
 /** The web forms' pages (web/src/webform), served as webform.html rather than by this app's router. */

@@ -19,6 +19,10 @@ export const router = createRouter({
     { path: paths.formExports, name: 'form-exports', component: () => import('./pages/exports/FormExportsPage.vue'), meta: { title: 'Exports' } },
     { path: paths.formImports, name: 'form-imports', component: () => import('./pages/exports/FormImportsPage.vue'), meta: { title: 'Imports' } },
     { path: paths.form, name: 'form', component: () => import('./pages/forms/FormPage.vue'), meta: { title: 'Form' } },
+    { path: paths.formData, name: 'form-data', component: () => import('./pages/data/FormDataPage.vue'), meta: { title: 'Records' } },
+    { path: paths.formRecord, name: 'form-record', component: () => import('./pages/data/RecordPage.vue'), meta: { title: 'Record' } },
+    { path: paths.formMap, name: 'form-map', component: () => import('./pages/data/FormMapPage.vue'), meta: { title: 'Map' } },
+    { path: paths.formSummary, name: 'form-summary', component: () => import('./pages/data/FormSummaryPage.vue'), meta: { title: 'Summary' } },
     { path: '/:rest(.*)*', name: 'not-found', component: () => import('./pages/NotFoundPage.vue'), meta: { title: 'Page not found', public: true } },
   ],
 });
