@@ -93,6 +93,11 @@ async function recordIds(page: Page): Promise<number[]> {
   return names.map(Number);
 }
 
+/** Waits until the table's first row is record `id`. */
+async function firstRow(page: Page, id: number | undefined): Promise<void> {
+  await page.locator('tbody tr:first-child th a', { hasText: new RegExp(`^${id}$`) }).waitFor();
+}
+
 async function idsByName(): Promise<Map<string, number>> {
   const res = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?fields=["_id","name"]`, headers: dana.auth });
   return new Map(res.json<Array<{ _id: number; name: string }>>().map((r) => [r.name, r._id]));
@@ -120,11 +125,10 @@ test('a data manager sorts, filters, reviews and deletes records, and finds them
     // Sorted by age, youngest first, then oldest first.
     await page.getByRole('button', { name: 'Age', exact: true }).click();
     await page.getByRole('columnheader', { name: 'Age' }).and(page.locator('[aria-sort="ascending"]')).waitFor();
-    await page.waitForFunction(() => document.querySelector('tbody tr th a')?.textContent !== null);
-    await page.waitForFunction((first) => document.querySelector('tbody tr th a')?.textContent === String(first), ids.get('Cat'));
+    await firstRow(page, ids.get('Cat'));
     assert.deepEqual(await recordIds(page), ['Cat', 'Ann', 'Ben', 'Dan'].map((n) => ids.get(n)));
     await page.getByRole('button', { name: 'Age', exact: true }).click();
-    await page.waitForFunction((first) => document.querySelector('tbody tr th a')?.textContent === String(first), ids.get('Dan'));
+    await firstRow(page, ids.get('Dan'));
 
     // Filtered on an answer: age more than 35.
     await page.getByRole('button', { name: 'Add answer filter' }).click();
@@ -148,7 +152,7 @@ test('a data manager sorts, filters, reviews and deletes records, and finds them
     await page.getByText('Firefox, Chrome').waitFor();
     const photo = page.getByRole('img', { name: /^Photo: house-1\.png$/ });
     await photo.waitFor();
-    await page.waitForFunction(() => [...document.images].some((img) => img.complete && img.naturalWidth === 48));
+    await page.waitForFunction('[...document.images].some((img) => img.complete && img.naturalWidth === 48)');
     await page.getByRole('radio', { name: 'Approved' }).check();
     await page.getByRole('textbox', { name: 'Note' }).fill('Checked against the paper form.');
     await page.getByRole('button', { name: 'Save review' }).click();
