@@ -4,12 +4,12 @@
 // version); an account that requires auth sends an anonymous visitor to sign in.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { createUser, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
+import { createUser, multipart, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
 import { browse, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
@@ -242,6 +242,132 @@ test('offline: a page opened once opens again, records wait on the device and ar
     assert.deepEqual(after.map((row) => row.visitor).filter((name) => name?.startsWith('Offline')).sort(), ['Offline one', 'Offline two']);
     assert.equal(await page.getByRole('status').filter({ hasText: 'waiting on this device' }).count(), 0);
     assert.deepEqual(browsing.errors.filter((error) => !error.includes('ERR_INTERNET_DISCONNECTED')), []);
+  } finally {
+    await browsing.close();
+  }
+});
+
+const CORPUS = fileURLToPath(new URL('../../../shared/xlsform-corpus/forms/', import.meta.url));
+
+/** A corpus XLSForm as an upload, named without the corpus's prefix (the name gives the form id). */
+function corpusForm(name: string): MultipartFile {
+  return { name: 'xls_file', fileName: name.replace(/^.*__/, ''), content: readFileSync(join(CORPUS, name)), contentType: 'application/octet-stream' };
+}
+
+async function uploadMedia(user: TestUser, form: number, name: string, content: string | Buffer, contentType: string): Promise<void> {
+  const body = multipart({ xform: String(form), data_type: 'media', data_value: name }, [{ name: 'data_file', fileName: name, content, contentType }]);
+  const res = await server.app.inject({ method: 'POST', url: '/api/v1/metadata', payload: body.payload, headers: { ...user.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+}
+
+async function recordsOf(user: TestUser, form: number): Promise<Record<string, unknown>[]> {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/data/${form}`, headers: user.auth });
+  assert.equal(res.statusCode, 200, res.body);
+  return res.json<Record<string, unknown>[]>();
+}
+
+// Translations, an image in a choice's label and choices from a CSV file (select_one_from_file).
+const MARKET_FORM = [
+  'survey,,,,,',
+  ',type,name,label::English (en),label::Français (fr),media::image::English (en)',
+  ',select_one_from_file markets.csv,market,Which market?,Quel marché ?,',
+  ',select_one fruit,fruit,Which fruit?,Quel fruit ?,',
+  'choices,,,,,',
+  ',list_name,name,label::English (en),label::Français (fr),media::image::English (en)',
+  ',fruit,mango,Mango,Mangue,mango.png',
+  ',fruit,banana,Banana,Banane,',
+  'settings,,,,,',
+  ',form_id,form_title,default_language,,',
+  ',market_day,Market day,English (en),,',
+  '',
+].join('\n');
+
+test('real forms: repeats, cascading selects, translations with media, pulldata from a CSV', { skip, timeout: 240_000 }, async () => {
+  const enumerator = await createUser(server.app, 'chebet');
+  const tutorial = await publishForm(server.app, enumerator, corpusForm('pyxform__tests__example_xls__tutorial.xls'));
+  const cascading = await publishForm(server.app, enumerator, corpusForm('pyxform__tests__example_xls__cascading_select_test_equivalent.xls'));
+  const pulldata = await publishForm(server.app, enumerator, corpusForm('pyxform__tests__example_xls__pull_data.xlsx'));
+  await uploadMedia(enumerator, pulldata, 'fruits.csv', 'name,label\nmango,Mango\norange,Orange\n', 'text/csv');
+  const market = await publishForm(server.app, enumerator, formFile(MARKET_FORM, 'market_day.csv'));
+  await uploadMedia(enumerator, market, 'markets.csv', 'name,label\nkibuye,Kibuye market\ntoi,Toi market\n', 'text/csv');
+  await uploadMedia(enumerator, market, 'mango.png', PIXEL, 'image/png');
+  const browsing = await browse(gather);
+  try {
+    const { page } = browsing;
+    const send = async (): Promise<void> => {
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Record sent' }).waitFor();
+    };
+
+    // A repeat: two household members.
+    await page.goto(`${gather}/forms/${tutorial}/fill`);
+    await page.getByRole('textbox', { name: /household member's name/ }).fill('Wanjiku');
+    await page.getByRole('button', { name: 'Add Household Member or Visitor' }).click();
+    await page.getByRole('textbox', { name: /household member's name/ }).nth(1).fill('Kiprono');
+    await screenshot(page, 'web-form-repeat.png');
+    await send();
+    const [household] = await recordsOf(enumerator, tutorial);
+    const members = Object.entries(household ?? {}).find(([key, value]) => !key.startsWith('_') && Array.isArray(value))?.[1] as Record<string, unknown>[] | undefined;
+    assert.deepEqual(members?.map((member) => Object.entries(member).find(([key]) => key.endsWith('/name'))?.[1]), ['Wanjiku', 'Kiprono']);
+
+    // Cascading selects: the states offered follow the zone, the LGAs follow the state.
+    await page.goto(`${gather}/forms/${cascading}/fill`);
+    assert.equal(await page.getByRole('radio', { name: 'State 1' }).count(), 0, 'no state is offered before a zone is chosen');
+    await page.getByRole('radio', { name: 'Zone 1' }).check();
+    await page.getByRole('radio', { name: 'State 1' }).check();
+    await page.getByRole('radio', { name: 'LGA 1' }).first().check();
+    await send();
+    const [place] = await recordsOf(enumerator, cascading);
+    assert.equal(place?.['mylga_zone'], 'zone_1');
+
+    // Translations switch the labels; a choice shows its image; choices come from markets.csv.
+    await page.goto(`${gather}/forms/${market}/fill`);
+    await page.getByRole('combobox', { name: 'change language' }).click();
+    await page.getByRole('option', { name: 'Français (fr)' }).click();
+    await page.getByText('Quel fruit ?').waitFor();
+    await page.getByRole('combobox', { name: 'change language' }).click();
+    await page.getByRole('option', { name: 'English (en)' }).click();
+    const image = page.getByRole('img', { name: 'Mango' });
+    await image.waitFor();
+    assert.ok(await image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth > 0), 'the choice image loaded');
+    await page.getByRole('radio', { name: 'Toi market' }).check();
+    await page.getByRole('radio', { name: 'Banana' }).check();
+    await screenshot(page, 'web-form-media.png');
+    await send();
+    const [sale] = await recordsOf(enumerator, market);
+    assert.equal(sale?.['market'], 'toi');
+    assert.equal(sale?.['fruit'], 'banana');
+
+    // pulldata() reads the form's media CSV.
+    await page.goto(`${gather}/forms/${pulldata}/fill`);
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    await send();
+    const [pulled] = await recordsOf(enumerator, pulldata);
+    assert.equal(pulled?.['fruit'], 'mango');
+    assert.deepEqual(browsing.errors, []);
+    assert.deepEqual(browsing.outside, []);
+  } finally {
+    await browsing.close();
+  }
+});
+
+test('a signed-in person without a data-entry role is told so; a draft preview opens from survey_preview', { skip, timeout: 180_000 }, async () => {
+  const reader = await createUser(server.app, 'otieno');
+  const shared = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: reader.username, role: 'readonly' }, headers: owner.auth });
+  assert.equal(shared.statusCode, 204, shared.body);
+  const draft = await server.app.inject({ method: 'POST', url: '/api/v1/forms/survey_preview', headers: owner.auth, payload: { body: VISIT_FORM } });
+  assert.equal(draft.statusCode, 200, draft.body);
+  const previewUrl = new URL(draft.json<{ enketo_preview_url: string }>().enketo_preview_url);
+  const browsing = await browse(gather);
+  try {
+    const { page } = browsing;
+    await signIn(page, reader, `/forms/${formId}/fill`);
+    await page.getByRole('alert').filter({ hasText: 'not have a role that submits' }).waitFor();
+    await page.goto(`${gather}${previewUrl.pathname}${previewUrl.search}`);
+    await fillVisit(page, 'Draft visitor', '4');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'nothing was stored' }).waitFor();
+    assert.deepEqual(browsing.errors, []);
   } finally {
     await browsing.close();
   }

@@ -7,8 +7,13 @@ import { requireUser } from '../../access/index.ts';
 import type { Payload } from '../../http/payload.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { findSurveyDraft, insertSurveyDraft } from './drafts-repository.ts';
+import { draftPreviewUrl } from '../webforms/urls.ts';
 
-export async function createSurveyPreview(ctx: RequestContext, payload: Payload): Promise<{ unique_string: string; username: string }> {
+/**
+ * POST /api/v1/forms/survey_preview. Beside onadata's two fields, `enketo_preview_url`: the web
+ * form page that previews the draft (nothing it takes is stored).
+ */
+export async function createSurveyPreview(ctx: RequestContext, payload: Payload): Promise<{ unique_string: string; username: string; enketo_preview_url: string }> {
   const actor = requireUser(ctx.actor);
   const body = payload['body'];
   if (typeof body !== 'string' || !body.trim()) throw errors.badRequest('Missing body');
@@ -16,7 +21,7 @@ export async function createSurveyPreview(ctx: RequestContext, payload: Payload)
   const result = convert(body, { fileName: uniqueString });
   if (!result.ok) throw errors.badRequest(result.errors.map((e) => e.message).join('\n'));
   await insertSurveyDraft(ctx.db, { user_id: actor.id, unique_string: uniqueString, body, created_at: ctx.clock.now() });
-  return { unique_string: uniqueString, username: actor.username };
+  return { unique_string: uniqueString, username: actor.username, enketo_preview_url: draftPreviewUrl(ctx.baseUrl, actor.username, uniqueString) };
 }
 
 export async function surveyPreviewXml(ctx: RequestContext, query: { username?: string | undefined; filename?: string | undefined }): Promise<string> {

@@ -15,10 +15,15 @@ export function singleSubmitUrl(baseUrl: string, formId: number): string {
   return `${baseUrl}/forms/${formId}/single`;
 }
 
+/** The preview of an unpublished survey_preview draft (its XForm needs no credentials, as in onadata). */
+export function draftPreviewUrl(baseUrl: string, username: string, uniqueString: string): string {
+  return `${baseUrl}/forms/preview?username=${encodeURIComponent(username)}&filename=${encodeURIComponent(uniqueString)}`;
+}
+
 export function editUrl(baseUrl: string, formId: number, recordId: number, returnUrl?: string): string {
   const query = returnUrl ? `?return_url=${encodeURIComponent(returnUrl)}` : '';
   return `${baseUrl}/forms/${formId}/records/${recordId}/edit${query}`;
 }
 
 /** The pages' routes in Fastify's syntax (src/http/web-app.ts answers webform.html for each). */
-export const WEB_FORM_PAGES = ['/forms/:pk/fill', '/forms/:pk/preview', '/forms/:pk/single', '/forms/:pk/records/:dataid/edit'] as const;
+export const WEB_FORM_PAGES = ['/forms/preview', '/forms/:pk/fill', '/forms/:pk/preview', '/forms/:pk/single', '/forms/:pk/records/:dataid/edit'] as const;

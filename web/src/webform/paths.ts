@@ -1,5 +1,6 @@
 // The web forms' pages (src/modules/webforms/urls.ts on the server gives the same addresses).
 export type WebFormPage =
+  | { readonly mode: 'draft'; readonly username: string; readonly fileName: string }
   | { readonly mode: 'fill' | 'preview' | 'single'; readonly formId: number }
   | { readonly mode: 'edit'; readonly formId: number; readonly recordId: number; readonly returnTo: string | undefined };
 
@@ -9,6 +10,12 @@ function localPath(value: string | null): string | undefined {
 }
 
 export function webFormPage(location: Pick<Location, 'pathname' | 'search'>): WebFormPage | undefined {
+  if (/^\/forms\/preview\/?$/.test(location.pathname)) {
+    const query = new URLSearchParams(location.search);
+    const username = query.get('username');
+    const fileName = query.get('filename');
+    return username && fileName ? { mode: 'draft', username, fileName } : undefined;
+  }
   const edit = /^\/forms\/(\d{1,9})\/records\/(\d{1,9})\/edit\/?$/.exec(location.pathname);
   if (edit) {
     const returnUrl = new URLSearchParams(location.search).get('return_url');

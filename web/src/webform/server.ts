@@ -86,6 +86,16 @@ export async function loadForm(formId: number): Promise<PublishedForm> {
   return { title, xml: await form.text(), media };
 }
 
+/** An unpublished draft (POST /api/v1/forms/survey_preview), to preview: its XForm, no media. */
+export async function loadDraft(username: string, fileName: string): Promise<PublishedForm> {
+  const query = new URLSearchParams({ username, filename: fileName });
+  const draft = await get(`/api/v1/forms/survey_preview.xml?${query.toString()}`, { accept: 'application/xml', 'x-requested-with': 'XMLHttpRequest' });
+  if (!draft.ok) throw new FormUnavailable(refusal(draft.status, await draft.text()));
+  const xml = await draft.text();
+  const title = new DOMParser().parseFromString(xml, 'application/xml').getElementsByTagNameNS('*', 'title')[0]?.textContent ?? 'Draft';
+  return { title, xml, media: new Map() };
+}
+
 export interface SubmissionResult {
   readonly ok: boolean;
   readonly status: number;
