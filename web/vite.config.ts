@@ -20,6 +20,9 @@ export default defineConfig({
     // Browsers this app supports all preload modules themselves.
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
+    // dist/.vite/manifest.json: the server lists the web forms' files from it for their service
+    // worker to keep at install (src/http/web-app.ts).
+    manifest: true,
     // ODK Web Forms is one 1.7 MB module, loaded only by the web forms' pages.
     chunkSizeWarningLimit: 2048,
     rolldownOptions: {

@@ -96,6 +96,39 @@ async function sendPage(reply: FastifyReply, file: 'index.html' | 'webform.html'
     .send(page);
 }
 
+interface ManifestChunk {
+  readonly file: string;
+  readonly css?: readonly string[];
+  readonly imports?: readonly string[];
+  readonly dynamicImports?: readonly string[];
+}
+
+/** The web form page's files (/assets/…), gathered from Vite's manifest once per build. */
+let webFormAssetList: { readonly manifest: string; readonly list: readonly string[] } | undefined;
+
+async function webFormAssets(): Promise<readonly string[]> {
+  const path = join(WEB_DIST, '.vite/manifest.json');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return [];
+  }
+  if (webFormAssetList?.manifest === text) return webFormAssetList.list;
+  const manifest = JSON.parse(text) as Record<string, ManifestChunk>;
+  const files = new Set<string>();
+  const visit = (key: string): void => {
+    const chunk = manifest[key];
+    if (!chunk || files.has(`/${chunk.file}`)) return;
+    files.add(`/${chunk.file}`);
+    for (const css of chunk.css ?? []) files.add(`/${css}`);
+    for (const next of [...(chunk.imports ?? []), ...(chunk.dynamicImports ?? [])]) visit(next);
+  };
+  visit('webform.html');
+  webFormAssetList = { manifest: text, list: [...files] };
+  return webFormAssetList.list;
+}
+
 export function registerWebAppRoutes(app: FastifyInstance): void {
   for (const url of APP_PAGES) {
     app.get(url, {
@@ -104,6 +137,13 @@ export function registerWebAppRoutes(app: FastifyInstance): void {
       handler: (request, reply) => sendPage(reply, 'index.html', appCsp(request.ctx.config.mapTileUrl)),
     });
   }
+  // What the web forms' service worker keeps at install: the webform.html entry's scripts and
+  // styles and those they import, from Vite's build manifest.
+  app.get('/forms/sw-assets.json', {
+    config: { access: 'anyone' },
+    schema: { hide: true },
+    handler: async (_request, reply) => reply.header('cache-control', 'no-cache').send(await webFormAssets()),
+  });
   // The web forms' service worker, at the top of the pages it serves offline (its scope is /forms/).
   app.get('/forms/sw.js', {
     config: { access: 'anyone' },
