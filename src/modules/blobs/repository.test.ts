@@ -38,7 +38,7 @@ test('a blob comes back byte for byte as a Uint8Array, whatever its bytes and si
   assert.equal(await getBlob(database.deps.db, 'f'.repeat(64)), undefined);
 });
 
-test('a file on disk is stored in chunks of at most CHUNK_BYTES, once however often it is put', async () => {
+test('a file on disk is stored in chunks of at most CHUNK_BYTES, once however often it is put, and read back whole', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'gather-blob-'));
   try {
     const bytes = pattern(CHUNK_BYTES * 2 + 12_345, 3);
@@ -51,7 +51,7 @@ test('a file on disk is stored in chunks of at most CHUNK_BYTES, once however of
     assert.equal(info.size, bytes.length);
     const chunks: Uint8Array[] = [];
     for await (const chunk of readBlobChunks(database.deps.db, info)) chunks.push(chunk);
-    assert.deepEqual(chunks.map((c) => c.length), [CHUNK_BYTES, CHUNK_BYTES, 12_345]);
+    assert.ok(chunks.every((c) => c.length > 0 && c.length <= CHUNK_BYTES), 'read in pieces no larger than a stored chunk');
     assert.ok(Buffer.concat(chunks).equals(Buffer.from(bytes)));
     const stored = await database.deps.db.selectFrom('blob_chunks').select((eb) => eb.fn.countAll<number>().as('n')).where('sha256', '=', sha).executeTakeFirstOrThrow();
     assert.equal(Number(stored.n), 3);
