@@ -49,6 +49,22 @@ function buildWebApp() {
   if (result.status !== 0) console.error('gather: the web app could not be built; the API is served without it');
 }
 
-buildWebApp();
-const { runCli } = await load();
-await runCli(process.argv.slice(2));
+/**
+ * `xls2xform` runs the converter's own bundle (bin/converter.js) and never loads the server;
+ * false when that bundle cannot be written, and the command then goes through the server's CLI.
+ */
+async function runConverter() {
+  if (process.argv[2] !== 'xls2xform' || process.env.GATHER_TSX === '1') return false;
+  const { converterBundle } = await import('./converter.js');
+  const file = await converterBundle();
+  if (!file) return false;
+  const { runXls2xform } = await import(pathToFileURL(file).href);
+  process.exitCode = await runXls2xform(process.argv.slice(3));
+  return true;
+}
+
+if (!(await runConverter())) {
+  buildWebApp();
+  const { runCli } = await load();
+  await runCli(process.argv.slice(2));
+}

@@ -1,0 +1,64 @@
+// The XLSForm converter's own bundle for `gather xls2xform`: packages/xlsform alone, without the
+// server (bundling and loading the server took over a second per call; the converter needs none
+// of it). It is built by esbuild the first time and again whenever a source changes, and lives
+// under node_modules so that its imports of packages resolve as the sources' do.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const sources = join(root, 'packages/xlsform/src');
+const entry = join(sources, 'cli.ts');
+const cacheDir = join(root, 'node_modules/.cache/gather');
+
+/** Path, size and modification time of every source file: the bundle's name is their hash. */
+function fingerprint() {
+  const hash = createHash('sha256');
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (!entry.name.endsWith('.test.ts')) {
+        const stat = statSync(path);
+        hash.update(`${relative(sources, path)}\0${stat.size}\0${stat.mtimeMs}\n`);
+      }
+    }
+  };
+  walk(sources);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The converter bundle's path, built when absent; undefined when it cannot be written (a
+ * read-only install: the caller then runs the sources another way).
+ */
+export async function converterBundle() {
+  const file = join(cacheDir, `xls2xform-${fingerprint()}.mjs`);
+  if (existsSync(file)) return file;
+  try {
+    const { buildSync } = await import('esbuild');
+    const code = buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      write: false,
+      logLevel: 'error',
+    }).outputFiles[0].contents;
+    mkdirSync(cacheDir, { recursive: true });
+    // Written aside and renamed: two calls at once never read a half-written file.
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
+    for (const old of readdirSync(cacheDir)) {
+      if (old.startsWith('xls2xform-') && join(cacheDir, old) !== file) rmSync(join(cacheDir, old), { force: true });
+    }
+    return file;
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && ['EACCES', 'EROFS', 'EPERM'].includes(String(error.code))) return undefined;
+    throw error;
+  }
+}
