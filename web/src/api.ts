@@ -162,4 +162,6 @@ export const api = {
     body.append('xls_file', file, file.name);
     return call<Form>('POST', `/projects/${projectId}/forms`, body);
   },
+  /** Publishes the XLSForm at an address the server fetches (http or https; private addresses are refused). */
+  publishFormFromUrl: (projectId: number, address: string) => call<Form>('POST', `/projects/${projectId}/forms`, { xls_url: address }),
 };
