@@ -4,14 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { basic, createUser, publishForm, postSubmission, startTestServer, TestClock, type TestServer, type TestUser } from '../helpers.ts';
+import { basic, createUser, multipart, publishForm, postSubmission, startTestServer, TestClock, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { buildApp } from '../../src/app.ts';
@@ -19,6 +19,9 @@ import { loadConfig } from '../../src/config.ts';
 import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { startRestDeliveries, type RestDeliveries } from '../../src/modules/restservices/delivery.ts';
 import type { AppDeps } from '../../src/context.ts';
+import { readRows, stageImport, type ImportTarget } from '../../src/modules/imports/pipeline.ts';
+import { beginPublish, finishPublish } from '../../src/modules/imports/publish.ts';
+import { findFormDefinition, findLiveForm } from '../../src/modules/forms/repository.ts';
 
 const quiet = (): void => {};
 
@@ -419,5 +422,143 @@ describe('REST service deliveries across a restart', () => {
       if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+const IMPORT_FIXTURES = join(import.meta.dirname, '../fixtures/imports');
+const importFixture = (name: string): Buffer => readFileSync(join(IMPORT_FIXTURES, name));
+const uuidOf = (r: Received): string => String((JSON.parse(r.body) as Record<string, unknown>)['_uuid']);
+
+describe('REST service deliveries without waiting for a poll', () => {
+  let server: TestServer;
+  let deliveries: RestDeliveries;
+  const receiver = new Receiver();
+  let bob: TestUser;
+  let formId: number;
+
+  before(async () => {
+    await receiver.listen();
+    server = await startTestServer({ ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2' });
+    // A poll this slow never finds anything during a test: only a wake-up delivers.
+    deliveries = startRestDeliveries(server.deps, { log: quiet, pollMs: 120_000 });
+    bob = await createUser(server.app, 'bob');
+    formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
+    const res = await server.app.inject({
+      method: 'POST', url: '/api/v1/restservices', headers: bob.auth, payload: { xform: formId, name: 'generic_json', service_url: receiver.url('/woken') },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+  });
+
+  after(async () => {
+    await deliveries.stop();
+    await server.close();
+    await receiver.close();
+  });
+
+  test('a record queued while the dispatcher sleeps wakes it: delivered within a second', async () => {
+    for (let round = 1; round <= 3; round++) {
+      // Long enough for every loop to have gone back to sleep.
+      await new Promise((r) => setTimeout(r, 400));
+      const { uuid } = await submit(server.app, bob, `Woken ${round}`);
+      const at = Date.now();
+      await waitFor(`record ${round}`, () => receiver.at('/woken').some((r) => uuidOf(r) === uuid), 5000);
+      const got = receiver.at('/woken').find((r) => uuidOf(r) === uuid);
+      assert.ok(got && got.at - at < 1000, `round ${round}: ${String((got?.at ?? 0) - at)} ms`);
+    }
+    // A burst: the records queued while the service is being served go out in the same hold or
+    // the next one, which follows at once.
+    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => submit(server.app, bob, `Burst ${i}`)));
+    await waitFor('the burst', () => burst.every(({ uuid }) => receiver.at('/woken').some((r) => uuidOf(r) === uuid)), 5000);
+    assert.equal(receiver.at('/woken').length, 43, 'each record once');
+  });
+});
+
+describe('records added and edited by imports reach the services', () => {
+  let server: TestServer;
+  let deliveries: RestDeliveries;
+  const receiver = new Receiver();
+  let bob: TestUser;
+  let dir: string;
+
+  before(async () => {
+    await receiver.listen();
+    server = await startTestServer({ ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2' });
+    deliveries = startRestDeliveries(server.deps, { log: quiet, pollMs: 50 });
+    bob = await createUser(server.app, 'bob');
+    dir = mkdtempSync(join(tmpdir(), 'gather-restservices-import-'));
+  });
+
+  after(async () => {
+    await deliveries.stop();
+    await server.close();
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const publishTutorial = (): Promise<number> => publishForm(server.app, bob, { name: 'xls_file', fileName: 'tutorial.xlsx', content: importFixture('tutorial.xlsx') });
+  const attach = async (formId: number, path: string, sendUpdates: boolean): Promise<void> => {
+    const res = await server.app.inject({
+      method: 'POST', url: '/api/v1/restservices', headers: bob.auth,
+      payload: { xform: formId, name: 'generic_json', service_url: receiver.url(path), send_updates: sendUpdates },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+  };
+  const upload = async (formId: number, fileName: string, content: Buffer | string): Promise<Record<string, unknown>> => {
+    const body = multipart({}, [{ name: 'csv_file', fileName, content: typeof content === 'string' ? Buffer.from(content) : content, contentType: 'text/csv' }]);
+    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/csv_import`, payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+
+  test('a CSV import: each added record once as created, each edit to the services taking updates', async () => {
+    const formId = await publishTutorial();
+    await attach(formId, '/import-new', false);
+    await attach(formId, '/import-updates', true);
+    assert.equal((await upload(formId, 'good.csv', importFixture('good.csv')))['additions'], 9);
+    await waitFor('9 records at each service', () => receiver.at('/import-new').length >= 9 && receiver.at('/import-updates').length >= 9);
+    const added = receiver.at('/import-new').map(uuidOf);
+    assert.equal(new Set(added).size, 9);
+    assert.ok(receiver.at('/import-new').every((r) => r.headers['x-gather-event'] === 'created'));
+    const edit = importFixture('edit.csv').toString('utf8').replace(/\{(\d)\}/g, (_m, i: string) => added[Number(i)] ?? '');
+    assert.equal((await upload(formId, 'edit.csv', edit))['updates'], 4);
+    await waitFor('4 edits', () => receiver.at('/import-updates').length >= 13);
+    await new Promise((r) => setTimeout(r, 300));
+    const edits = receiver.at('/import-updates').filter((r) => r.headers['x-gather-event'] === 'edited');
+    assert.equal(edits.length, 4);
+    assert.ok(edits.every((r) => (JSON.parse(r.body) as Record<string, unknown>)['_edited'] === true));
+    assert.equal(receiver.at('/import-new').length, 9, 'no edits to a service without send_updates');
+  });
+
+  test('a large import published in batches: every record once', async () => {
+    const formId = await publishTutorial();
+    await attach(formId, '/import-batches', false);
+    const rows = 700;
+    const [header = '', ...lines] = importFixture('good.csv').toString('utf8').trim().split('\n');
+    const columns = header.split(',');
+    const blank = new Set([columns.indexOf('_uuid'), columns.indexOf('meta/instanceID')]);
+    const body = Array.from({ length: rows }, (_, i) => (lines[i % lines.length] ?? '').split(',').map((v, c) => (blank.has(c) ? '' : v)).join(','));
+    const path = join(dir, 'big.csv');
+    writeFileSync(path, `${header}\n${body.join('\n')}\n`);
+    const { db } = server.deps;
+    const form = await findLiveForm(db, formId);
+    assert.ok(form);
+    const target: ImportTarget = {
+      importId: `restservices-${formId}`,
+      form: { id: form.id, id_string: form.id_string, version: form.version, uuid: form.uuid },
+      formJson: (await findFormDefinition(db, form.id)).json,
+      actorId: bob.id,
+      overwrite: false,
+      maxInstanceBytes: 10_000_000,
+    };
+    // What the import job does on PGlite: stage every row, then publish a batch per transaction.
+    const staged = await stageImport(db, target, readRows('csv', path));
+    await beginPublish(db, target, staged, new Date());
+    const summary = await finishPublish(db, target.importId);
+    assert.equal(summary?.additions, rows);
+    await waitFor(`${rows} records`, () => receiver.at('/import-batches').length >= rows, 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const got = receiver.at('/import-batches');
+    assert.equal(got.length, rows);
+    assert.equal(new Set(got.map((r) => (JSON.parse(r.body) as Record<string, unknown>)['_id'])).size, rows);
   });
 });

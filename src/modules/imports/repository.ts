@@ -4,6 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
+import { QUEUE_EDITED_RECORDS, QUEUE_INSERTED_RECORD } from '../restservices/repository.ts';
 
 export interface StagedRow {
   seq: number;
@@ -107,7 +108,7 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
     FROM import_rows r ${target} JOIN instances i ON i.id = t.id
     WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL ${inRange(options)} AND t.deleted_at IS NULL
     ORDER BY r.seq`.execute(db);
-  const result = await sql`UPDATE instances i SET
+  const result = await sql<{ n: number }>`WITH edited AS (UPDATE instances i SET
       uuid = r.uuid, xml = r.xml, json = r.json::jsonb || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
       total_media = r.total_media, has_geopoint = r.has_geopoint, repeat_counts = r.repeat_counts::jsonb, edited = true,
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
@@ -115,8 +116,11 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
         WHERE a.instance_id = i.id AND a.name IN (SELECT jsonb_array_elements_text(r.media::jsonb)))
     FROM import_rows r ${target}
     WHERE r.import_id = ${importId} AND r.target_uuid IS NOT NULL ${inRange(options)}
-      AND i.id = t.id AND t.deleted_at IS NULL`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+      AND i.id = t.id AND t.deleted_at IS NULL
+    RETURNING i.id, i.form_id
+    ), queued AS (${QUEUE_EDITED_RECORDS})
+    SELECT count(*)::int AS n FROM edited`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 /**
@@ -125,7 +129,7 @@ export async function applyStagedEdits(db: DbOrTx, options: ApplyOptions): Promi
  */
 export async function applyStagedAdditions(db: DbOrTx, options: ApplyOptions): Promise<number> {
   const { importId, formId, now, status } = options;
-  const result = await sql`INSERT INTO instances
+  const result = await sql<{ n: number }>`WITH ins AS (INSERT INTO instances
       (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
     SELECT ${formId}, r.uuid, r.xml, r.json::jsonb, r.version, ${status}, r.submitted_by,
       coalesce(r.date_created::timestamptz, ${now}::timestamptz), ${now}::timestamptz, r.total_media, r.has_geopoint, r.repeat_counts::jsonb
@@ -133,8 +137,11 @@ export async function applyStagedAdditions(db: DbOrTx, options: ApplyOptions): P
     WHERE r.import_id = ${importId} AND r.target_uuid IS NULL ${inRange(options)}
       AND NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
     ORDER BY r.seq
-    ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+    ON CONFLICT (form_id, uuid) DO NOTHING
+    RETURNING id, form_id
+    ), queued AS (${QUEUE_INSERTED_RECORD})
+    SELECT count(*)::int AS n FROM ins`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 /**
@@ -170,7 +177,7 @@ export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: rea
   if (rows.length === 0) return 0;
   const { formId, now, status } = options;
   const prepared = sql.raw(rows.length === RECORD_BATCH_ROWS ? `/* prepared:import-insert-records-${RECORD_BATCH_ROWS} */ ` : '');
-  const result = await sql`${prepared}INSERT INTO instances
+  const result = await sql<{ n: number }>`${prepared}WITH ins AS (INSERT INTO instances
       (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
     SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, coalesce(r.date_created, ${now}::timestamptz),
       ${now}::timestamptz, r.total_media, r.has_geopoint, r.repeat_counts
@@ -178,8 +185,11 @@ export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: rea
       AS ${RECORD_ROW}
     WHERE NOT EXISTS (SELECT 1 FROM instance_history h WHERE h.form_id = ${formId} AND h.uuid = r.uuid)
     ORDER BY r.seq
-    ON CONFLICT (form_id, uuid) DO NOTHING`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+    ON CONFLICT (form_id, uuid) DO NOTHING
+    RETURNING id, form_id
+    ), queued AS (${QUEUE_INSERTED_RECORD})
+    SELECT count(*)::int AS n FROM ins`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 /**
@@ -202,7 +212,7 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
     JOIN instances i ON i.id = t.id
     WHERE t.deleted_at IS NULL
     ORDER BY r.n`.execute(db);
-  const result = await sql`UPDATE instances i SET
+  const result = await sql<{ n: number }>`WITH edited AS (UPDATE instances i SET
       uuid = r.uuid, xml = r.xml, json = r.json || ${recordReviewKeys(sql.ref('i.id'))}, version = r.version, status = ${status},
       total_media = r.total_media, has_geopoint = r.has_geopoint, repeat_counts = r.repeat_counts::jsonb, edited = true,
       last_edited = ${now}::timestamptz, last_edited_by = ${actorId}, date_modified = ${now}::timestamptz,
@@ -211,8 +221,11 @@ export async function editRecords(db: DbOrTx, options: ApplyOptions, rows: reado
     FROM (VALUES ${sql.join(rows.map(recordValues))})
       AS ${RECORD_ROW}
     ${target(sql.ref('r.target_uuid'))}
-    WHERE i.id = t.id AND t.deleted_at IS NULL`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+    WHERE i.id = t.id AND t.deleted_at IS NULL
+    RETURNING i.id, i.form_id
+    ), queued AS (${QUEUE_EDITED_RECORDS})
+    SELECT count(*)::int AS n FROM edited`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 export async function recordImportResult(db: DbOrTx, importId: string, formId: number, result: unknown): Promise<void> {

@@ -11,10 +11,11 @@
 // service in back-off costs nothing; one that never answers holds at most one loop, for one
 // record (a failing service is probed one record at a time), for REST_SERVICE_TIMEOUT.
 //
-// A healthy service gets its records in batches: up to BATCH queued records read in one query,
-// sent PARALLEL at a time over kept-alive connections, removed from the queue in one statement.
-// Delivery is at least once: a process killed after a POST and before the removal sends that
-// record again (same X-Gather-Delivery id) after the restart.
+// A healthy service gets its records as a stream (serveService): PARALLEL in flight over
+// kept-alive connections, the next BATCH read while the last is sent, the delivered removed from
+// the queue a batch at a time. Delivery is at least once: a process killed after a POST and
+// before the removal sends that record again (same X-Gather-Delivery id) after the restart.
+// Idle loops sleep pollMs between looks, or less when woken by records queued (wakeup.ts).
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Agent } from 'undici';
@@ -25,9 +26,18 @@ import { guardedAgent } from '../../platform/remote-fetch.ts';
 import { recordTextsByIds } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { postDelivery, type DeliveryResult } from './sender.ts';
+import { watchQueued } from './wakeup.ts';
 
+/** Records read per query. */
 const BATCH = 128;
+/** Deliveries in flight per service. */
 const PARALLEL = 32;
+/** How often a hold removes what it delivered from the queue. */
+const CHECKPOINT_MS = 250;
+/** The first look after a loop's service ran out of records; then twice as long each time, up to pollMs. */
+const LOOK_AGAIN_MS = 25;
+/** A busy service is let go after this, so that services waiting behind it get their turn. */
+const HOLD_MS = 5_000;
 const RETRY_CAP_SECONDS = 600;
 
 /** Wait after the n-th failed attempt in a row: 1, 2, 4 … seconds, at most ten minutes. */
@@ -45,7 +55,7 @@ export interface RestDeliveries {
 export interface RestDeliveryOptions {
   /** Services served at once (each with up to 32 deliveries in flight). Default REST_SERVICE_CONCURRENCY. */
   concurrency?: number;
-  /** Pause between looks at an idle queue. Default 250 ms. */
+  /** Pause between looks at an idle queue, unless woken by records queued (wakeup.ts). Default 250 ms. */
   pollMs?: number;
   log: JobLog;
 }
@@ -68,6 +78,11 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
     const waking = sleepers;
     sleepers = new Set();
     for (const resume of waking) resume();
+  };
+  // Records were queued: one idle loop looks (a notification means one service turned busy).
+  const nudge = (): void => {
+    const [resume] = sleepers;
+    resume?.();
   };
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -97,7 +112,11 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
     return true;
   };
 
+  // A record queued while its service was being served wakes no one (queuing statements notify
+  // only an empty queue), and may commit just after the hold's last look and the next claim. So a
+  // loop that has just served looks again soon, then less and less often, up to pollMs.
   const loop = async (): Promise<void> => {
+    let idleMs = pollMs;
     while (!stopped) {
       let served = false;
       try {
@@ -105,10 +124,15 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
       } catch (error) {
         if (!stopped) options.log('error', 'REST service deliveries: could not claim a service', error);
       }
-      if (!served && !stopped) await sleep(pollMs);
+      if (served) idleMs = Math.min(pollMs, LOOK_AGAIN_MS);
+      else if (!stopped) {
+        await sleep(idleMs);
+        idleMs = Math.min(pollMs, idleMs * 2);
+      }
     }
   };
 
+  const stopWatching = concurrency > 0 ? watchQueued(deps, nudge, options.log) : () => Promise.resolve();
   const loops = concurrency > 0 ? releaseAbandoned(deps).then(() => Promise.all(Array.from({ length: concurrency }, () => loop()))) : Promise.resolve([]);
   return {
     wake,
@@ -116,6 +140,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
       if (stopped) return;
       stopped = true;
       shutdown.abort();
+      await stopWatching();
       wake();
       await loops.catch(() => undefined);
       await repo.releaseServices(deps.db, claimant).catch((error: unknown) => options.log('error', 'REST service deliveries: could not release services', error));
@@ -139,38 +164,107 @@ interface ServeContext {
   signal: AbortSignal;
 }
 
+interface Ready {
+  queued: repo.QueuedDelivery;
+  body: string;
+}
+
+/**
+ * One hold of a service: its queued records streamed out PARALLEL at a time. The next BATCH is
+ * read (and its bodies rendered) while the last one is still being sent, and what was delivered
+ * is removed from the queue every CHECKPOINT_MS, so the senders never wait for a whole batch's
+ * slowest answer or for the bookkeeping. The hold ends when a read comes back short and all that
+ * was read is sent, at the first failure, or after HOLD_MS (then other services get their turn).
+ */
 async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const { service, lockedBy } = ctx;
-  // A failing service is probed with one record; a healthy one gets a batch.
-  const queued = await repo.listQueuedDeliveries(deps.db, service.id, service.attempts > 0 ? 1 : BATCH);
-  const ids = [...new Set(queued.map((q) => q.instance_id))];
-  const bodies = await loadBodies(deps, service, ids, ctx.baseUrl);
+  // A failing service is probed with one record; a healthy one gets batches.
+  const probing = service.attempts > 0;
+  const limit = probing ? 1 : BATCH;
   const secret = service.secret_sealed === null ? null : deps.sealer.open(service.secret_sealed);
   const contentType = service.name === 'generic_xml' ? 'application/xml' : 'application/json';
+  const startedAt = Date.now();
 
-  const done: number[] = [];
+  const ready: Ready[] = [];
+  // Read in this hold and still in the queue: the next read leaves them out.
+  const taken = new Set<number>();
+  let done: number[] = [];
   let delivered = 0;
   let dropped = 0;
   let last: DeliveryResult | undefined;
   let failed = false;
-  const sendable = queued.filter((q) => {
-    if (bodies.has(q.instance_id)) return true;
-    done.push(q.id); // the record was deleted before its turn
-    return false;
-  });
-  // PARALLEL requests in flight, each sender taking the next record as soon as its last is done;
-  // after a failure no new record is started. The hold on the service is renewed meanwhile.
+  let shortRead = false;
+  let readError: unknown;
+
+  let reading: Promise<void> | undefined;
+  const readMore = (): Promise<void> => {
+    reading ??= (async () => {
+      const queued = await repo.listQueuedDeliveries(deps.db, service.id, limit, [...taken]);
+      if (queued.length < limit || probing) shortRead = true;
+      for (const q of queued) taken.add(q.id);
+      const bodies = await loadBodies(deps, service, [...new Set(queued.map((q) => q.instance_id))], ctx.baseUrl);
+      for (const q of queued) {
+        const body = bodies.get(q.instance_id);
+        if (body === undefined) done.push(q.id); // the record was deleted before its turn
+        else ready.push({ queued: q, body });
+      }
+    })().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+
+  // Delivered records leave the queue while the hold goes on; one checkpoint at a time.
+  let checkpointing: Promise<void> = Promise.resolve();
+  const checkpoint = (): Promise<void> => {
+    checkpointing = checkpointing.then(async () => {
+      if (done.length === 0) return;
+      const ids = done;
+      const counted = { delivered, dropped };
+      done = [];
+      delivered = 0;
+      dropped = 0;
+      try {
+        await repo.settleService(deps.db, service.id, lockedBy, {
+          done: ids, ...counted, attempted: { status: last?.status ?? null, error: null, ok: true }, retryAfter: null, now: deps.clock.now(), release: false,
+        });
+        for (const id of ids) taken.delete(id);
+      } catch {
+        // Left for the final settle.
+        done.push(...ids);
+        delivered += counted.delivered;
+        dropped += counted.dropped;
+      }
+    });
+    return checkpointing;
+  };
+  const checkpoints = setInterval(() => {
+    if (!failed) void checkpoint();
+  }, CHECKPOINT_MS);
+  // The hold on the service is renewed meanwhile.
   const renew = setInterval(() => {
     const until = new Date(deps.clock.now().getTime() + 2 * deps.config.restServiceTimeoutMs + 15_000);
     repo.extendServiceLease(deps.db, service.id, lockedBy, until).catch(() => undefined);
-  }, deps.config.restServiceTimeoutMs);
-  let next = 0;
+  }, Math.min(deps.config.restServiceTimeoutMs, HOLD_MS));
+
+  const goOn = (): boolean => !failed && readError === undefined && !ctx.signal.aborted && Date.now() - startedAt < HOLD_MS;
   const sender = async (): Promise<void> => {
-    while (!failed && !ctx.signal.aborted && next < sendable.length) {
-      const q = sendable[next++];
-      if (!q) return;
+    while (goOn()) {
+      if (ready.length <= PARALLEL && !shortRead) readMore().catch((error: unknown) => (readError = error));
+      const item = ready.shift();
+      if (!item) {
+        if (shortRead && reading === undefined) return;
+        try {
+          await readMore();
+        } catch (error) {
+          readError = error;
+          return;
+        }
+        continue;
+      }
+      const { queued: q, body } = item;
       const result = await postDelivery(ctx.agent, {
-        url: service.service_url, body: bodies.get(q.instance_id) ?? '', contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
+        url: service.service_url, body, contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
       }, ctx.signal);
       if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
       if (result.ok) {
@@ -187,18 +281,23 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, sendable.length) }, () => sender()));
+    await readMore();
+    await Promise.all(Array.from({ length: shortRead ? Math.max(1, ready.length) : PARALLEL }, () => sender()));
+    await reading?.catch(() => undefined);
   } finally {
+    clearInterval(checkpoints);
     clearInterval(renew);
+    await checkpointing;
   }
   const now = deps.clock.now();
   const failures = failed ? service.attempts + 1 : 0;
   await repo.settleService(deps.db, service.id, lockedBy, {
     done, delivered, dropped,
     attempted: last ? { ...last, ok: !failed } : undefined,
-    retryAfter: failed ? new Date(now.getTime() + deliveryRetrySeconds(failures) * 1000) : null,
+    retryAfter: failed ? new Date(now.getTime() + deliveryRetrySeconds(failures) * 1000) : readError === undefined ? null : new Date(now.getTime() + 5000),
     now,
   });
+  if (readError !== undefined) throw readError;
 }
 
 /** Each record's body: its JSON as the data API shows it, or its submitted XML. */

@@ -15,20 +15,42 @@ export interface ServiceFields {
   sendUpdates: boolean;
 }
 
+/** The channel a queuing statement notifies (at its commit) when it queued into an empty queue. */
+export const QUEUED_CHANNEL = 'gather_rest_outbox';
+
 /**
- * For the single-statement insert of a new record (src/modules/submissions/repository.ts): a
- * data-modifying CTE queuing the record in `ins` (its id and form_id) for each of its form's
- * services, in the statement that stores it. No service: an index probe that inserts nothing.
+ * The event column of a queuing statement: `event`, and at most once per statement, when the
+ * service's queue held nothing committed, a NOTIFY on QUEUED_CHANNEL, which PostgreSQL delivers
+ * at the commit: an idle dispatcher in any process then wakes at once rather than at its next
+ * poll. A busy queue is not notified: its dispatcher is serving it, and goes on without sleeping
+ * (every notifying commit takes one cluster-wide lock, so a notification per record would
+ * serialise a burst's commits).
+ */
+function eventNotifyingIdle(serviceId: RawBuilder<unknown>, event: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`CASE WHEN EXISTS (SELECT 1 FROM rest_service_outbox o WHERE o.service_id = ${serviceId}) THEN ${event}
+    ELSE (SELECT ${event} FROM pg_notify(${sql.lit(QUEUED_CHANNEL)}, '')) END`;
+}
+
+/**
+ * For a statement storing new records (a submission, src/modules/submissions/repository.ts; an
+ * import's batch, src/modules/imports/repository.ts): a data-modifying CTE queuing the records in
+ * `ins` (their id and form_id) for each of their form's services, in the statement that stores
+ * them. No service: an index probe that inserts nothing.
  */
 export const QUEUE_INSERTED_RECORD: RawBuilder<unknown> = sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-  SELECT s.id, ins.id, 'created' FROM ins JOIN rest_services s ON s.form_id = ins.form_id`;
+  SELECT s.id, ins.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`'created'::text`)} FROM ins JOIN rest_services s ON s.form_id = ins.form_id`;
+
+/** The same for records an import edited, in `edited` (their id and form_id): services taking updates. */
+export const QUEUE_EDITED_RECORDS: RawBuilder<unknown> = sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
+  SELECT s.id, edited.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`'edited'::text`)}
+  FROM edited JOIN rest_services s ON s.form_id = edited.form_id AND s.send_updates`;
 
 /** Queues records of one form for its services, inside the transaction that changes them. */
 export async function queueDeliveries(db: DbOrTx, formId: number, instanceIds: readonly number[], event: DeliveryEvent): Promise<void> {
   if (instanceIds.length === 0) return;
   const updatesOnly = event === 'created' ? sql`TRUE` : sql`s.send_updates`;
   await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-    SELECT s.id, r.id, ${event}::text FROM rest_services s CROSS JOIN unnest(${[...instanceIds]}::int[]) AS r(id)
+    SELECT s.id, r.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`${event}::text`)} FROM rest_services s CROSS JOIN unnest(${[...instanceIds]}::int[]) AS r(id)
     WHERE s.form_id = ${formId}::int AND ${updatesOnly}`.execute(db);
 }
 
@@ -36,7 +58,7 @@ export async function queueDeliveries(db: DbOrTx, formId: number, instanceIds: r
 export async function queueReviewedRecords(db: DbOrTx, instanceIds: readonly number[]): Promise<void> {
   if (instanceIds.length === 0) return;
   await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-    SELECT s.id, i.id, 'reviewed' FROM instances i JOIN rest_services s ON s.form_id = i.form_id AND s.send_updates
+    SELECT s.id, i.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`'reviewed'::text`)} FROM instances i JOIN rest_services s ON s.form_id = i.form_id AND s.send_updates
     WHERE i.id = ANY(${[...instanceIds]}::int[])`.execute(db);
 }
 
@@ -128,14 +150,14 @@ export interface QueuedDelivery {
   created_at: Date;
 }
 
-export async function listQueuedDeliveries(db: DbOrTx, serviceId: number, limit: number): Promise<QueuedDelivery[]> {
-  const rows = await db
+/** The service's oldest queued records, leaving out those this dispatcher has taken already. */
+export async function listQueuedDeliveries(db: DbOrTx, serviceId: number, limit: number, taken: readonly number[] = []): Promise<QueuedDelivery[]> {
+  let query = db
     .selectFrom('rest_service_outbox')
     .select(['id', 'instance_id', 'event', 'created_at'])
-    .where('service_id', '=', serviceId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+    .where('service_id', '=', serviceId);
+  if (taken.length > 0) query = query.where(sql<boolean>`NOT (id = ANY(${taken.map(String)}::bigint[]))`);
+  const rows = await query.orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
@@ -162,26 +184,34 @@ export interface DeliveryOutcome {
   /** Back-off after a failure; null: none. */
   retryAfter: Date | null;
   now: Date;
+  /** False: a checkpoint of a long hold; the service stays held (and retryAfter is ignored). */
+  release?: boolean;
 }
 
-/** Removes finished deliveries, writes the delivery log and lets the service go, while `lockedBy` holds it. */
-export async function settleService(db: DbOrTx, serviceId: number, lockedBy: string, outcome: DeliveryOutcome): Promise<void> {
+/**
+ * Removes finished deliveries and writes the delivery log, while `lockedBy` holds the service;
+ * then lets the service go, unless `release` is false. False when `lockedBy` no longer held it.
+ */
+export async function settleService(db: DbOrTx, serviceId: number, lockedBy: string, outcome: DeliveryOutcome): Promise<boolean> {
   const { attempted } = outcome;
   const ok = attempted?.ok ?? true;
-  await sql`WITH gone AS (
+  const release = outcome.release ?? true;
+  const result = await sql`WITH gone AS (
       DELETE FROM rest_service_outbox WHERE service_id = ${serviceId}::int AND id = ANY(${outcome.done.map(String)}::bigint[])
     )
     UPDATE rest_services SET
-      locked_by = NULL, locked_until = NULL,
+      locked_by = CASE WHEN ${release}::bool THEN NULL ELSE locked_by END,
+      locked_until = CASE WHEN ${release}::bool THEN NULL ELSE locked_until END,
       delivered_count = delivered_count + ${outcome.delivered}::int,
       dropped_count = dropped_count + ${outcome.dropped}::int,
-      retry_after = ${outcome.retryAfter}::timestamptz,
+      retry_after = CASE WHEN ${release}::bool THEN ${outcome.retryAfter}::timestamptz ELSE retry_after END,
       attempts = CASE WHEN ${attempted === undefined}::bool THEN attempts WHEN ${ok}::bool THEN 0 ELSE attempts + 1 END,
       last_status = CASE WHEN ${attempted === undefined}::bool THEN last_status ELSE ${attempted?.status ?? null}::int END,
       last_error = CASE WHEN ${attempted === undefined}::bool THEN last_error ELSE ${attempted?.error ?? null}::text END,
       last_attempt_at = CASE WHEN ${attempted === undefined}::bool THEN last_attempt_at ELSE ${outcome.now}::timestamptz END,
       last_delivery_at = CASE WHEN ${outcome.delivered}::int > 0 THEN ${outcome.now}::timestamptz ELSE last_delivery_at END
     WHERE id = ${serviceId}::int AND locked_by = ${lockedBy}::text`.execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /** Lets every service this dispatcher holds go (graceful stop), without touching the log. */
