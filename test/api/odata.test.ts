@@ -146,6 +146,52 @@ test('filters on meta fields, date functions, text functions, not and parenthese
   assert.equal(rest['@odata.nextLink'], undefined);
 });
 
+test('$expand=* inlines every level of repeats; name($expand=…) chooses levels', async () => {
+  const nested = [
+    'survey,,,,',
+    ',type,name,label,',
+    ',text,place,Place,',
+    ',begin repeat,kids,Kids,',
+    ',text,kid,Kid,',
+    ',begin repeat,shots,Shots,',
+    ',date,shot_date,Shot date,',
+    ',end repeat,,,',
+    ',end repeat,,,',
+    'settings,,,,',
+    ',form_id,form_title,version,',
+    ',nested_kids,Nested,2026010101,',
+    '',
+  ].join('\n');
+  const nestedId = await publishForm(server.app, bob, formFile(nested, 'nested_kids.csv'));
+  const nestedService = `/api/v1/forms/${nestedId}/odata.svc`;
+  const uuid = randomUUID();
+  const shots = (dates: string[]) => dates.map((d) => `<shots><shot_date>${d}</shot_date></shots>`).join('');
+  const xml =
+    `<?xml version="1.0"?><nested_kids id="nested_kids" version="2026010101"><place>Here</place>` +
+    `<kids><kid>Ann</kid>${shots(['2026-01-01', '2026-02-01'])}</kids><kids><kid>Ben</kid>${shots(['2026-03-01'])}</kids>` +
+    `<meta><instanceID>uuid:${uuid}</instanceID></meta></nested_kids>`;
+  const res = await postSubmission(server.app, '/bob/submission', xml, bob.auth);
+  assert.equal(res.statusCode, 201, res.body);
+  const all = (await page(`${nestedService}/Submissions?$expand=*`)).value[0] ?? {};
+  const kids = all['kids'] as Array<Record<string, unknown>>;
+  assert.deepEqual(kids.map((k) => (k['shots'] as Array<Record<string, unknown>>).map((s) => s['shot_date'])), [['2026-01-01', '2026-02-01'], ['2026-03-01']]);
+  assert.equal((kids[0]?.['shots'] as Array<Record<string, unknown>>)[1]?.['__id'], `uuid:${uuid}/kids/1/shots/2`);
+  const oneLevel = (await page(`${nestedService}/Submissions?$expand=kids`)).value[0] ?? {};
+  assert.match(String((oneLevel['kids'] as Array<Record<string, unknown>>)[0]?.['shots@odata.navigationLink']), /^Submissions\.kids\('uuid%3A.*%2Fkids%2F1'\)\/shots$/);
+  const twoLevels = (await page(`${nestedService}/Submissions?$expand=${encodeURIComponent('kids($expand=shots)')}`)).value[0] ?? {};
+  assert.deepEqual(twoLevels, all);
+  assert.equal((await get(`${nestedService}/Submissions?$expand=${encodeURIComponent('kids($expand=nosuch)')}`)).status, 400);
+  // The nested rows: by navigation from a kid, filtered on their parents' ids, and by key.
+  const link = String((oneLevel['kids'] as Array<Record<string, unknown>>)[0]?.['shots@odata.navigationLink']);
+  assert.deepEqual((await page(`${nestedService}/${link}`)).value.map((s) => s['shot_date']), ['2026-01-01', '2026-02-01']);
+  const bens = await page(`${nestedService}/Submissions.kids.shots?$filter=${encodeURIComponent(`__Submissions-kids-id eq 'uuid:${uuid}/kids/2' and __Submissions-id eq 'uuid:${uuid}'`)}`);
+  assert.deepEqual(bens.value.map((s) => [s['shot_date'], s['__id']]), [['2026-03-01', `uuid:${uuid}/kids/2/shots/1`]]);
+  const shot = (await page(`${nestedService}/Submissions('uuid%3A${uuid}')/kids('${encodeURIComponent(`uuid:${uuid}/kids/1`)}')/shots('${encodeURIComponent(`uuid:${uuid}/kids/1/shots/2`)}')`)) as unknown as Record<string, unknown>;
+  assert.equal(shot['shot_date'], '2026-02-01');
+  const latest = await page(`${nestedService}/Submissions.kids.shots?$orderby=${encodeURIComponent('shot_date desc')}&$top=1`);
+  assert.equal(latest.value[0]?.['shot_date'], '2026-03-01');
+});
+
 test('$expand=* inlines the repeat rows; $select keeps only the chosen answers', async () => {
   const expanded = await page(`${service}/Submissions?$expand=*&$top=1&$select=name,address/village`);
   const record = expanded.value[0] ?? {};
@@ -208,7 +254,100 @@ test('bad queries get 400 with an OData error body', async () => {
     assert.equal(body.error?.code, '400', query);
     assert.ok(body.error?.message, query);
   }
-  const filteredRepeat = await get(`${service}/Submissions.children?$filter=${encodeURIComponent('childs_age gt 1')}`);
-  assert.equal(filteredRepeat.status, 400);
-  assert.equal((await get(`${service}/Nothing`)).status, 404);
+  for (const query of ['$filter=nosuch eq 1', '$filter=__system/submissionDate gt now()', '$orderby=age', '$skiptoken=' + Buffer.from('{"k":[1]}').toString('base64url')]) {
+    const res = await get(`${service}/Submissions.children?${query.replace(/ /g, '%20')}`);
+    assert.equal(res.status, 400, query);
+  }
+  for (const path of ["Submissions('uuid:x')/nosuch", "Submissions('x')", "Submissions.children('uuid:x/other/1')", 'Nothing', "Nothing('a')"]) {
+    const res = await get(`${service}/${encodeURI(path)}`);
+    assert.equal(res.status, 404, path);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, '404');
+  }
+  for (const path of ['Submissions/children', "Submissions('uuid:x", "Submissions(1)", 'Submissions//x']) {
+    assert.equal((await get(`${service}/${encodeURI(path)}`)).status, 400, path);
+  }
+});
+
+test('one record by key, its repeat rows by navigation, and one row by key', async () => {
+  const [first, second] = (await page(`${service}/Submissions?$top=2`)).value;
+  const id = String(first?.['__id']);
+  const one = (await page(`${service}/Submissions('${encodeURIComponent(id)}')`)) as unknown as Record<string, unknown>;
+  assert.equal(one['@odata.context'], `${url}${service}/$metadata#Submissions/$entity`);
+  assert.equal(one['__id'], id);
+  assert.equal(one['name'], first?.['name']);
+  // The navigation link each record carries is a URL relative to the service: follow it.
+  const link = String(one['children@odata.navigationLink']);
+  const rows = await page(`${service}/${link}`);
+  assert.deepEqual(rows.value.map((r) => [r['childs_name'], r['__Submissions-id'], r['__id']]), [
+    ['Tom', id, `${id}/children/1`],
+    ['Dick', id, `${id}/children/2`],
+  ]);
+  assert.equal(rows['@odata.context'], `${url}${service}/$metadata#Submissions.children`);
+  const dick = (await page(`${service}/Submissions.children('${encodeURIComponent(`${id}/children/2`)}')`)) as unknown as Record<string, unknown>;
+  assert.equal(dick['childs_name'], 'Dick');
+  assert.equal(dick['@odata.context'], `${url}${service}/$metadata#Submissions.children/$entity`);
+  const viaRecord = (await page(`${service}/Submissions('${encodeURIComponent(id)}')/children('${encodeURIComponent(`${id}/children/1`)}')`)) as unknown as Record<string, unknown>;
+  assert.equal(viaRecord['childs_name'], 'Tom');
+  // Options apply below an entity too; a row of another record is not below this one.
+  const older = await page(`${service}/Submissions('${encodeURIComponent(id)}')/children?$filter=${encodeURIComponent('childs_age gt 10')}&$select=childs_name&$count=true`);
+  assert.equal(older['@odata.count'], 1);
+  assert.deepEqual(older.value, [{ __id: `${id}/children/1`, childs_name: 'Tom' }]);
+  const selected = (await page(`${service}/Submissions('${encodeURIComponent(id)}')?$select=age&$expand=children`)) as unknown as Record<string, unknown>;
+  assert.deepEqual(Object.keys(selected).sort(), ['@odata.context', '__id', 'age', 'children']);
+  const otherId = String(second?.['__id']);
+  assert.equal((await get(`${service}/Submissions('${encodeURIComponent(id)}')/children('${encodeURIComponent(`${otherId}/children/1`)}')`)).status, 404);
+  assert.equal((await get(`${service}/Submissions('uuid:${randomUUID()}')`)).status, 404);
+  assert.equal((await get(`${service}/Submissions.children('${encodeURIComponent(`${id}/children/3`)}')`)).status, 404);
+  // Someone who may not read the form gets what the data API gives them.
+  assert.equal((await get(`${service}/Submissions('${encodeURIComponent(id)}')`, { authorization: basic('nobody', 'x') })).status, 401);
+});
+
+test('$filter and $orderby on a repeat set: its answers, __id and __Submissions-id, paged by keyset', async () => {
+  const records = (await page(`${service}/Submissions?$orderby=${encodeURIComponent('age desc')}&$top=3&$select=age`)).value;
+  const ids = records.map((r) => String(r['__id']));
+  const rows = async (query: string, pageSize?: number): Promise<Array<Record<string, unknown>>> => {
+    const out: Array<Record<string, unknown>> = [];
+    let next: string | undefined = `${service}/Submissions.children?${query}`;
+    while (next !== undefined) {
+      const body: Page = (await (await get(next, { ...bob.auth, ...(pageSize ? { prefer: `odata.maxpagesize=${pageSize}` } : {}) })).json()) as Page;
+      out.push(...body.value);
+      next = body['@odata.nextLink'];
+    }
+    return out;
+  };
+  const toms = await rows(`$filter=${encodeURIComponent("childs_name eq 'Tom' and childs_age ge 12")}&$count=true`);
+  assert.equal(toms.length, RECORDS);
+  const ofOne = await rows(`$filter=${encodeURIComponent(`__Submissions-id eq '${ids[0]}'`)}`);
+  assert.deepEqual(ofOne.map((r) => r['childs_name']), ['Tom', 'Dick']);
+  const byId = await rows(`$filter=${encodeURIComponent(`__id eq '${ids[1]}/children/2' or startswith(__id, '${ids[2]}/')`)}`);
+  assert.equal(byId.length, 3);
+  // Ordered by age then by record descending, two rows a page: every row once, in order.
+  const ordered = await rows(`$orderby=${encodeURIComponent('childs_age asc,__Submissions-id desc')}&$select=childs_age,__Submissions-id`, 2);
+  assert.equal(ordered.length, RECORDS * 2);
+  assert.equal(new Set(ordered.map((r) => r['__id'])).size, RECORDS * 2);
+  assert.deepEqual(ordered.map((r) => r['childs_age']), [...Array<number>(RECORDS).fill(5), ...Array<number>(RECORDS).fill(12)]);
+  const parents = ordered.slice(0, RECORDS).map((r) => String(r['__Submissions-id']));
+  assert.deepEqual(parents, [...parents].sort().reverse());
+  const top = await page(`${service}/Submissions.children?$filter=${encodeURIComponent('childs_age lt 10')}&$orderby=${encodeURIComponent('__id desc')}&$top=1&$count=true`);
+  assert.equal(top['@odata.count'], RECORDS);
+  assert.equal(top.value.length, 1);
+});
+
+test('$orderby pages follow a keyset: no record lost or repeated, nulls first ascending', async () => {
+  const walk = async (orderby: string): Promise<Array<Record<string, unknown>>> => {
+    const out: Array<Record<string, unknown>> = [];
+    let next: string | undefined = `${service}/Submissions?$orderby=${encodeURIComponent(orderby)}&$select=name,age`;
+    while (next !== undefined) {
+      const body: Page = (await (await get(next, { ...bob.auth, prefer: 'odata.maxpagesize=5' })).json()) as Page;
+      out.push(...body.value);
+      next = body['@odata.nextLink'];
+    }
+    return out;
+  };
+  const byDate = await walk('__system/submissionDate desc');
+  assert.deepEqual(byDate.map((r) => r['name']), Array.from({ length: RECORDS }, (_, n) => `Person ${RECORDS - 1 - n}`));
+  const byVillage = await walk('address/village asc,age desc');
+  assert.deepEqual(byVillage.map((r) => r['age']), Array.from({ length: RECORDS }, (_, n) => 20 + RECORDS - 1 - n));
+  const byMissing = await walk('photo desc,name');
+  assert.equal(new Set(byMissing.map((r) => r['__id'])).size, RECORDS);
 });

@@ -1,6 +1,6 @@
-// Stored records (the data API's JSON: group paths as keys, repeats as arrays of items) as OData
-// entities: answers nested by group and typed by the model, `__id` and `__system` as ODK Central
-// writes them, repeats as navigation links or, when expanded, as arrays of their rows.
+// Stored records (answers keyed by group paths, repeats as arrays of items) as OData entities:
+// answers nested by group and typed by the model, `__id` and `__system` as ODK Central writes them,
+// repeats as navigation links or, when expanded, as arrays of their rows.
 import { parentKeyName, type AnswerProperty, type EntityModel, type Property } from './model.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
@@ -58,9 +58,17 @@ export function keySegment(setName: string, id: string): string {
   return `${setName}('${encodeURIComponent(id.replace(/'/g, "''"))}')`;
 }
 
+/** Repeats to inline: '*' for all of them at every level, or by name, each with its own repeats to inline. */
+export type ExpandTree = '*' | ReadonlyMap<string, ExpandTree>;
+
 export interface EntityContext {
-  /** Repeats to inline (one level): their names, or '*' for all. */
-  readonly expand: ReadonlySet<string> | '*';
+  readonly expand: ExpandTree;
+}
+
+const NOTHING: ExpandTree = new Map();
+
+function expandOf(tree: ExpandTree, name: string): ExpandTree | undefined {
+  return tree === '*' ? '*' : tree.get(name);
 }
 
 /** An entity being written: its set, its id, and the ids from the record down to it. */
@@ -70,18 +78,17 @@ interface Self {
 }
 
 class EntityWriter {
-  constructor(private readonly context: EntityContext) {}
-
-  fill(target: Record<string, unknown>, properties: readonly Property[], source: JsonObject, self: Self, depth: number): void {
+  fill(target: Record<string, unknown>, properties: readonly Property[], source: JsonObject, self: Self, expand: ExpandTree): void {
     for (const property of properties) {
       if (property.kind === 'answer') {
         target[property.name] = answerValue(property, source[property.key]);
       } else if (property.kind === 'group') {
         const group: Record<string, unknown> = {};
-        this.fill(group, property.properties, source, self, depth);
+        this.fill(group, property.properties, source, self, expand);
         target[property.name] = group;
-      } else if (depth === 0 && (this.context.expand === '*' || this.context.expand.has(property.name))) {
-        target[property.name] = repeatItems(source, property.key).map((item, index) => this.row(property.entity, item, index, self.chain, depth + 1));
+      } else if (expandOf(expand, property.name) !== undefined) {
+        const inner = expandOf(expand, property.name) ?? NOTHING;
+        target[property.name] = repeatItems(source, property.key).map((item, index) => this.row(property.entity, item, index, self.chain, inner));
       } else {
         target[`${property.name}@odata.navigationLink`] = `${keySegment(self.setName, self.chain[self.chain.length - 1] ?? '')}/${property.name}`;
       }
@@ -89,13 +96,13 @@ class EntityWriter {
   }
 
   /** A repeat item as a row; `chain` holds the ids of its parents, the record's first. */
-  row(entity: EntityModel, item: JsonObject, index: number, chain: readonly string[], depth: number): Record<string, unknown> {
+  row(entity: EntityModel, item: JsonObject, index: number, chain: readonly string[], expand: ExpandTree): Record<string, unknown> {
     const id = rowId(chain, entity, index);
     const out: Record<string, unknown> = { __id: id };
     entity.parents.forEach((parent, i) => {
       out[parentKeyName(parent)] = chain[i] ?? null;
     });
-    this.fill(out, entity.properties, item, { setName: entity.setName, chain: [...chain, id] }, depth);
+    this.fill(out, entity.properties, item, { setName: entity.setName, chain: [...chain, id] }, expand);
     return out;
   }
 }
@@ -109,51 +116,51 @@ function repeatItems(source: JsonObject, key: string): JsonObject[] {
   return Array.isArray(items) ? items.filter(isObject) : [];
 }
 
-/** The record's `__id`: its instanceID, as ODK Central keys submissions. */
-export function recordId(record: JsonObject): string {
-  return `uuid:${String(record['_uuid'] ?? '')}`;
+/** What a record's entity shows besides its answers: its columns, as the OData repository reads them. */
+export interface RecordMeta {
+  readonly id: number;
+  readonly uuid: string;
+  readonly submitted: string;
+  readonly modified: string;
+  readonly submitter: string | null;
+  readonly edited: boolean;
+  readonly media_count: number;
+  readonly total_media: number;
+  readonly status: string;
+  readonly version: string;
 }
 
-/** A record (the data API's JSON, meta keys included) as an entity of `Submissions`. */
-export function recordEntity(root: EntityModel, record: JsonObject, context: EntityContext): Record<string, unknown> {
-  const id = recordId(record);
-  const edited = record['_edited'] === true;
+/** A stored record (its answers as stored, and its columns) as an entity of `Submissions`. */
+export function submissionEntity(root: EntityModel, answers: JsonObject, meta: RecordMeta, context: EntityContext): Record<string, unknown> {
+  const id = `uuid:${meta.uuid}`;
   const out: Record<string, unknown> = {
     __id: id,
     __system: {
-      submissionDate: record['_submission_time'] ?? null,
-      updatedAt: record['_date_modified'] ?? null,
-      submitterName: record['_submitted_by'] ?? null,
-      attachmentsPresent: numberOf(record['_media_count']),
-      attachmentsExpected: numberOf(record['_total_media']),
-      status: record['_status'] ?? null,
-      reviewState: reviewStateOf(record['_review_status']),
-      edited,
-      formVersion: record['_version'] ?? null,
-      recordId: numberOf(record['_id']),
+      submissionDate: meta.submitted,
+      updatedAt: meta.modified,
+      submitterName: meta.submitter,
+      attachmentsPresent: meta.media_count,
+      attachmentsExpected: meta.total_media,
+      status: answers['_status'] ?? meta.status,
+      reviewState: reviewStateOf(answers['_review_status']),
+      edited: meta.edited,
+      formVersion: answers['_version'] ?? meta.version,
+      recordId: meta.id,
     },
   };
-  new EntityWriter(context).fill(out, root.properties, record, { setName: root.setName, chain: [id] }, 0);
+  new EntityWriter().fill(out, root.properties, answers, { setName: root.setName, chain: [id] }, context.expand);
   return out;
 }
 
 /**
- * The rows of one repeat's entity set that a record holds, in form order (through the items of
- * the enclosing repeats), each with its parents' ids; `expand` inlines the rows' own repeats.
+ * A repeat item as a row of its entity set: `positions` are the 1-based positions of the item
+ * and of its enclosing repeats' items, from the record down.
  */
-export function* repeatRows(entity: EntityModel, record: JsonObject, context: EntityContext): Generator<Record<string, unknown>> {
-  const writer = new EntityWriter(context);
-  // The chain of repeats from the record down to this one (parents after Submissions, then itself).
-  const chain = [...entity.parents.slice(1), entity];
-  function* walk(source: JsonObject, level: number, ids: readonly string[]): Generator<Record<string, unknown>> {
-    const repeat = chain[level];
-    if (!repeat) return;
-    for (const [index, item] of repeatItems(source, repeat.key).entries()) {
-      if (level === chain.length - 1) yield writer.row(repeat, item, index, ids, 0);
-      else yield* walk(item, level + 1, [...ids, rowId(ids, repeat, index)]);
-    }
-  }
-  yield* walk(record, 0, [recordId(record)]);
+export function repeatRowEntity(entity: EntityModel, recordUuid: string, positions: readonly number[], item: JsonObject, context: EntityContext): Record<string, unknown> {
+  const levels = [...entity.parents.slice(1), entity];
+  const chain = [`uuid:${recordUuid}`];
+  for (const [index, level] of levels.slice(0, -1).entries()) chain.push(rowId(chain, level, (positions[index] ?? 1) - 1));
+  return new EntityWriter().row(entity, item, (positions[levels.length - 1] ?? 1) - 1, chain, context.expand);
 }
 
 /** Only the selected properties (paths through groups), in the entity's order; keys and navigation links stay. */

@@ -1,24 +1,28 @@
-// A parsed $filter or $orderby → parameterised SQL on the instances table (alias i), for the OData
-// repository. Record keys and literal values travel as bound parameters; the only SQL text made
-// here is from fixed fragments. A path or function this feed cannot answer is a FilterError.
+// A parsed $filter or $orderby → parameterised SQL for the OData repository: on the instances
+// table (alias i) for Submissions, and on a repeat's rows (the aliases of scope.ts) for a repeat
+// set. Record keys and literal values travel as bound parameters; the only SQL text made here is
+// from fixed fragments. A path or function this feed cannot answer is a FilterError.
 import { sql, type RawBuilder } from 'kysely';
 import { FilterError, type CompareOp, type FilterNode, type Literal } from './filter.ts';
-import { findProperty, type EntityModel, type SystemField } from './model.ts';
+import { findProperty, type SystemField } from './model.ts';
 import type { OrderItem } from './options.ts';
+import type { Scope } from './scope.ts';
 
-type SqlType = 'text' | 'number' | 'date' | 'timestamp' | 'boolean' | 'null';
+export type SqlType = 'text' | 'number' | 'date' | 'timestamp' | 'boolean' | 'null';
 
-interface Operand {
+export interface Operand {
   readonly sql: RawBuilder<unknown>;
   readonly type: SqlType;
+  /** Never NULL (a column with a NOT NULL constraint): keyset conditions skip their NULL cases. */
+  readonly notNull?: boolean;
 }
 
 const NUMBER_TEXT = '^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$';
 const TIMESTAMP_TEXT = '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?$';
 
 const SYSTEM_COLUMNS: Readonly<Record<SystemField, Operand>> = {
-  submissionDate: { sql: sql`i.date_created`, type: 'timestamp' },
-  updatedAt: { sql: sql`i.date_modified`, type: 'timestamp' },
+  submissionDate: { sql: sql`i.date_created`, type: 'timestamp', notNull: true },
+  updatedAt: { sql: sql`i.date_modified`, type: 'timestamp', notNull: true },
   submitterName: { sql: sql`(SELECT username FROM users WHERE id = i.submitted_by)`, type: 'text' },
   attachmentsPresent: { sql: sql`i.media_count`, type: 'number' },
   attachmentsExpected: { sql: sql`i.total_media`, type: 'number' },
@@ -29,20 +33,21 @@ const SYSTEM_COLUMNS: Readonly<Record<SystemField, Operand>> = {
   },
   edited: { sql: sql`i.edited`, type: 'boolean' },
   formVersion: { sql: sql`i.version`, type: 'text' },
-  recordId: { sql: sql`i.id`, type: 'number' },
+  recordId: { sql: sql`i.id`, type: 'number', notNull: true },
 };
 
-function pathOperand(root: EntityModel, segments: readonly string[]): Operand {
+function pathOperand(scope: Scope, segments: readonly string[]): Operand {
   const name = segments.join('/');
-  if (name === '__id') return { sql: sql`('uuid:' || i.uuid)`, type: 'text' };
-  if (segments[0] === '__system' && segments.length === 2) {
+  const key = segments.length === 1 ? scope.keys.get(name) : undefined;
+  if (key) return { sql: key, type: 'text', notNull: true };
+  if (scope.entity.parents.length === 0 && segments[0] === '__system' && segments.length === 2) {
     const field = segments[1] ?? '';
     if (Object.hasOwn(SYSTEM_COLUMNS, field)) return SYSTEM_COLUMNS[field as SystemField];
   }
-  const property = findProperty(root, segments);
-  if (!property) throw new FilterError(`Unknown property ${name}.`);
+  const property = findProperty(scope.entity, segments);
+  if (!property) throw new FilterError(`Unknown property ${name} of ${scope.entity.setName}.`);
   if (property.kind !== 'answer') throw new FilterError(`${name} is a ${property.kind}: compare one of its answers.`);
-  const text = sql`(i.json ->> ${property.key})`;
+  const text = sql`(${scope.answers} ->> ${property.key})`;
   switch (property.type) {
     case 'Edm.Int64':
     case 'Edm.Decimal':
@@ -81,7 +86,7 @@ const DATE_PARTS = { year: [1, 4], month: [6, 2], day: [9, 2] } as const;
 
 class Compiler {
   constructor(
-    private readonly root: EntityModel,
+    private readonly scope: Scope,
     private readonly now: Date,
   ) {}
 
@@ -90,7 +95,7 @@ class Compiler {
       case 'literal':
         return literalOperand(node);
       case 'path':
-        return pathOperand(this.root, node.segments);
+        return pathOperand(this.scope, node.segments);
       case 'call':
         return this.call(node.name, node.args);
       default:
@@ -189,17 +194,99 @@ function dateAsTimestamp(operand: Operand): Operand {
   return { sql: sql`(CASE WHEN ${operand.sql} ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN (${operand.sql} || 'T00:00:00Z')::timestamptz END)`, type: 'timestamp' };
 }
 
-/** The records' condition for a $filter on Submissions. */
-export function filterCondition(root: EntityModel, filter: FilterNode, now: Date): RawBuilder<unknown> {
-  return new Compiler(root, now).condition(filter);
+/** The condition of a $filter on the entity set of a scope. */
+export function filterCondition(scope: Scope, filter: FilterNode, now: Date): RawBuilder<unknown> {
+  return new Compiler(scope, now).condition(filter);
 }
 
-/** ORDER BY for $orderby on Submissions: nulls sort lowest, as OData orders them; `_id` breaks ties. */
-export function orderClause(root: EntityModel, items: readonly OrderItem[]): RawBuilder<unknown> {
-  const parts = items.map((item) => {
-    const operand = pathOperand(root, item.path);
-    return sql`${operand.sql} ${sql.raw(item.descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST')}`;
-  });
-  parts.push(sql`i.id ASC`);
+export interface OrderTerm extends Operand {
+  readonly descending: boolean;
+}
+
+/** The terms of a $orderby; nulls sort lowest, as OData orders them. */
+export function orderTerms(scope: Scope, items: readonly OrderItem[]): OrderTerm[] {
+  return items.map((item) => ({ ...pathOperand(scope, item.path), descending: item.descending }));
+}
+
+/** Whether the tie-breaking key runs descending: it follows the first term, so that one index range can serve both. */
+export function tiebreakDescending(terms: readonly OrderTerm[]): boolean {
+  return terms[0]?.descending ?? false;
+}
+
+/**
+ * ORDER BY for the terms, then the scope's tie-breaking key. A column that is never NULL is
+ * ordered plainly (ASC, DESC), so that an index on it serves the order in either direction.
+ */
+export function orderClause(scope: Scope, terms: readonly OrderTerm[]): RawBuilder<unknown> {
+  const direction = (descending: boolean, notNull: boolean) => (descending ? (notNull ? 'DESC' : 'DESC NULLS LAST') : notNull ? 'ASC' : 'ASC NULLS FIRST');
+  const parts = terms.map((t) => sql`${t.sql} ${sql.raw(direction(t.descending, t.notNull === true))}`);
+  const tie = sql.raw(tiebreakDescending(terms) ? 'DESC' : 'ASC');
+  parts.push(...scope.tiebreak.map((column) => sql`${column} ${tie}`));
   return sql.join(parts, sql`, `);
+}
+
+/** The value of a term as text, as a keyset token carries it. */
+export function termText(term: Operand): RawBuilder<unknown> {
+  return sql`(${term.sql})::text`;
+}
+
+const VALID_TEXT: Readonly<Record<SqlType, (text: string) => boolean>> = {
+  text: () => true,
+  date: () => true,
+  number: (t) => new RegExp(NUMBER_TEXT).test(t),
+  timestamp: (t) => !Number.isNaN(Date.parse(t.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'))),
+  boolean: (t) => t === 'true' || t === 'false',
+  null: () => false,
+};
+
+function literalOf(term: Operand, text: string): RawBuilder<unknown> {
+  switch (term.type) {
+    case 'number':
+      return sql`${text}::numeric`;
+    case 'timestamp':
+      return sql`${text}::timestamptz`;
+    case 'boolean':
+      return sql`${text}::boolean`;
+    default:
+      return sql`${text}::text`;
+  }
+}
+
+/**
+ * The keyset condition "after the entity whose terms had `values` and whose tie-breaking key was
+ * `key`", in the order of orderClause; undefined when the token cannot be one of this query's.
+ */
+export function afterCondition(scope: Scope, terms: readonly OrderTerm[], values: ReadonlyArray<string | null>, key: readonly number[]): RawBuilder<unknown> | undefined {
+  if (values.length !== terms.length || key.length !== scope.tiebreak.length) return undefined;
+  for (const [index, term] of terms.entries()) {
+    const value = values[index] ?? null;
+    if (value === null ? term.notNull === true : !VALID_TEXT[term.type](value)) return undefined;
+  }
+  const [firstColumn] = scope.tiebreak;
+  const beyondKey = sql.raw(tiebreakDescending(terms) ? '<' : '>');
+  const tuple =
+    scope.tiebreak.length === 1
+      ? sql`${firstColumn} ${beyondKey} ${key[0]}`
+      : sql`(${sql.join([...scope.tiebreak])}) ${beyondKey} (${sql.join(key.map((k) => sql`${k}::int`))})`;
+  let condition = tuple;
+  for (let index = terms.length - 1; index >= 0; index -= 1) {
+    const term = terms[index] as OrderTerm;
+    const value = values[index] ?? null;
+    if (value === null) {
+      // Nulls come first ascending and last descending.
+      condition = term.descending ? sql`(${term.sql} IS NULL AND ${condition})` : sql`(${term.sql} IS NOT NULL OR (${term.sql} IS NULL AND ${condition}))`;
+      continue;
+    }
+    const literal = literalOf(term, value);
+    const beyond = term.descending ? sql`${term.sql} < ${literal}${term.notNull ? sql`` : sql` OR ${term.sql} IS NULL`}` : sql`${term.sql} > ${literal}`;
+    condition = sql`(${beyond} OR (${term.sql} = ${literal} AND ${condition}))`;
+  }
+  // A bound on the first term (or on the key) that an index range can start from.
+  const first = terms[0];
+  const firstValue = values[0];
+  let bound: RawBuilder<unknown> = scope.tiebreak.length > 1 ? sql`${firstColumn} >= ${key[0]}` : sql`TRUE`;
+  if (first && firstValue !== null && firstValue !== undefined && first.notNull) {
+    bound = sql`${first.sql} ${sql.raw(first.descending ? '<=' : '>=')} ${literalOf(first, firstValue)}`;
+  } else if (first) bound = sql`TRUE`;
+  return sql`(${bound} AND ${condition})`;
 }

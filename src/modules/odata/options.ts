@@ -1,5 +1,6 @@
 // The system query options of a feed request ($top, $skip, $count, $select, $orderby, $expand,
 // $filter, $skiptoken, $format), read and checked before anything is read from the database.
+import type { ExpandTree } from './entities.ts';
 import { FilterError, parseFilter, type FilterNode } from './filter.ts';
 
 export class OptionError extends Error {}
@@ -10,10 +11,13 @@ export interface OrderItem {
 }
 
 /**
- * Where the next page starts: after record `_id` k (keyset, default order; for a repeat's rows, `rows`
- * rows of the next record were sent already), or at offset o of the ordered matches.
+ * Where the next page starts (a keyset): after the entity whose $orderby terms had `values` (as
+ * text) and whose tie-breaking key was `key` (the record's `_id`, then a repeat row's positions).
  */
-export type SkipToken = { readonly after: number; readonly rows?: number } | { readonly offset: number };
+export interface SkipToken {
+  readonly values: ReadonlyArray<string | null>;
+  readonly key: readonly number[];
+}
 
 export interface FeedOptions {
   readonly top: number | undefined;
@@ -22,8 +26,8 @@ export interface FeedOptions {
   /** Paths of the properties wanted; undefined: all. */
   readonly select: ReadonlyArray<readonly string[]> | undefined;
   readonly orderby: readonly OrderItem[];
-  /** Names of the repeats to expand, or '*' for all of them (one level). */
-  readonly expand: readonly string[] | '*';
+  /** The repeats to inline. */
+  readonly expand: ExpandTree;
   readonly filter: FilterNode | undefined;
   readonly filterText: string | undefined;
   readonly skiptoken: SkipToken | undefined;
@@ -48,24 +52,68 @@ function paths(name: string, raw: string): Array<readonly string[]> {
 }
 
 export function encodeSkipToken(token: SkipToken): string {
-  const body = 'after' in token ? { k: token.after, ...(token.rows ? { r: token.rows } : {}) } : { o: token.offset };
+  const body = token.values.length === 0 ? { k: token.key } : { k: token.key, v: token.values };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
+
+const MAX_INT = 2 ** 31 - 1;
 
 function decodeSkipToken(raw: string): SkipToken {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     if (typeof parsed === 'object' && parsed !== null) {
-      const k = (parsed as Record<string, unknown>)['k'];
-      const o = (parsed as Record<string, unknown>)['o'];
-      const r = (parsed as Record<string, unknown>)['r'] ?? 0;
-      if (Number.isSafeInteger(k) && (k as number) >= 0 && Number.isSafeInteger(r) && (r as number) >= 0) return { after: k as number, rows: r as number };
-      if (Number.isSafeInteger(o) && (o as number) >= 0) return { offset: o as number };
+      const k: unknown = (parsed as Record<string, unknown>)['k'];
+      const v: unknown = (parsed as Record<string, unknown>)['v'] ?? [];
+      const isKey = Array.isArray(k) && k.length > 0 && k.length < 10 && k.every((n) => Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= MAX_INT);
+      const isValues = Array.isArray(v) && v.length < 20 && v.every((x) => x === null || (typeof x === 'string' && x.length < 10_000));
+      if (isKey && isValues) return { key: k as number[], values: v as Array<string | null> };
     }
   } catch {
     // reported below
   }
   throw new OptionError('$skiptoken is not one this server gave.');
+}
+
+/** Splits at the commas outside parentheses. */
+function topLevelItems(text: string): string[] {
+  const items: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth += 1;
+    else if (c === ')') depth -= 1;
+    else if (c === ',' && depth === 0) {
+      items.push(text.slice(start, i));
+      start = i + 1;
+    }
+    if (depth < 0) throw new OptionError('$expand: unbalanced parentheses.');
+  }
+  if (depth !== 0) throw new OptionError('$expand: unbalanced parentheses.');
+  items.push(text.slice(start));
+  return items;
+}
+
+/** `*` (every repeat, at every level), or repeat names, each optionally with `($expand=…)` of its own repeats. */
+export function parseExpand(text: string, depth = 0): ExpandTree {
+  if (depth > 8) throw new OptionError('$expand is nested too deeply.');
+  const tree = new Map<string, ExpandTree>();
+  for (const raw of topLevelItems(text)) {
+    const item = raw.trim();
+    if (item === '*') return '*';
+    const match = /^([A-Za-z_][\w.-]*)(?:\((.*)\))?$/s.exec(item);
+    const name = match?.[1];
+    if (!match || name === undefined) throw new OptionError(`$expand: "${item}" is not a repeat name, * or name($expand=…).`);
+    const inner = match[2]?.trim();
+    if (inner === undefined || inner === '') {
+      tree.set(name, new Map());
+      continue;
+    }
+    const nested = /^\$expand=(.+)$/s.exec(inner);
+    if (!nested?.[1]) throw new OptionError(`$expand: only $expand is supported inside ${name}(…).`);
+    tree.set(name, parseExpand(nested[1], depth + 1));
+  }
+  return tree;
 }
 
 /** Reads the query string's system options; an OptionError names the first bad one. */
@@ -93,15 +141,7 @@ export function parseFeedOptions(query: Readonly<Record<string, string | undefin
     }
   }
   const expandText = query['$expand']?.trim();
-  let expand: readonly string[] | '*' = [];
-  if (expandText === '*') expand = '*';
-  else if (expandText) {
-    expand = expandText.split(',').map((name) => {
-      const text = name.trim();
-      if (!/^[A-Za-z_][\w.-]*$/.test(text)) throw new OptionError(`$expand: "${text}" is not supported (only repeat names or *, one level).`);
-      return text;
-    });
-  }
+  const expand: ExpandTree = expandText ? parseExpand(expandText) : new Map();
   const filterText = query['$filter'];
   let filter: FilterNode | undefined;
   if (filterText !== undefined && filterText.trim() !== '') {

@@ -1,22 +1,114 @@
-// SQL the OData feed needs beyond the data API's own record reads (src/modules/submissions/repository.ts).
-import { sql } from 'kysely';
+// The OData feed's own reads: light ones, the stored record text and the few columns an entity
+// shows (not the data API's full record), for the records and for a repeat's rows unnested in SQL.
+import { sql, type RawBuilder } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
+import { ordinals, rowsAreObjects, type Scope } from './scope.ts';
 
-/** A JSON path string literal: the key in double quotes, with `"` and `\` escaped. */
-function quotedKey(key: string): string {
-  return `"${key.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+/** Which rows of a scope: a form's live records (only the submitter's, when set), and a condition. */
+export interface RowFilter {
+  readonly formId: number;
+  readonly submittedBy: number | undefined;
+  readonly condition: RawBuilder<unknown>;
+}
+
+export interface RowRead extends RowFilter {
+  readonly order: RawBuilder<unknown>;
+  /** Each row's order terms as text (for the keyset token of the next page). */
+  readonly terms: readonly RawBuilder<unknown>[];
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** A record's stored answers (JSON text) and its meta columns. */
+export interface RecordRow {
+  readonly id: number;
+  readonly uuid: string;
+  readonly json: string;
+  readonly submitted: string;
+  readonly modified: string;
+  readonly submitter: string | null;
+  readonly edited: boolean;
+  readonly media_count: number;
+  readonly total_media: number;
+  readonly status: string;
+  readonly version: string;
+  /** The order terms' values, as text. */
+  readonly terms: ReadonlyArray<string | null> | null;
+}
+
+/** A repeat item (JSON text), its record, and its position at each level from the record down. */
+export interface RepeatRow {
+  readonly id: number;
+  readonly uuid: string;
+  readonly item: string;
+  readonly positions: readonly number[];
+  readonly terms: ReadonlyArray<string | null> | null;
+}
+
+function live(rows: Pick<RowFilter, 'formId' | 'submittedBy'>): RawBuilder<unknown> {
+  const own = rows.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${rows.submittedBy}`;
+  return sql`i.form_id = ${rows.formId} AND i.deleted_at IS NULL AND ${own}`;
+}
+
+function where(scope: Scope, rows: RowFilter): RawBuilder<unknown> {
+  return sql`${live(rows)} AND ${rowsAreObjects(scope)} AND (${rows.condition})`;
+}
+
+function termsColumn(read: RowRead): RawBuilder<unknown> {
+  return read.terms.length === 0 ? sql`NULL::json` : sql`json_build_array(${sql.join([...read.terms])})`;
+}
+
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'`;
+
+export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead): Promise<RecordRow[]> {
+  const iso = (column: RawBuilder<unknown>) => sql<string>`to_char(${column} AT TIME ZONE 'UTC', ${sql.raw(ISO)})`;
+  const result = await sql<RecordRow>`SELECT i.id, i.uuid, i.json_text AS json,
+      ${iso(sql`i.date_created`)} AS submitted, ${iso(sql`i.date_modified`)} AS modified,
+      (SELECT username FROM users WHERE id = i.submitted_by) AS submitter,
+      i.edited, i.media_count, i.total_media, i.status, i.version, ${termsColumn(read)} AS terms
+    FROM instances i WHERE ${where(scope, read)}
+    ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.execute(db);
+  return result.rows;
 }
 
 /**
- * How many rows a repeat's entity set has: the items of the repeat at the end of `keys` (the record
- * keys of the repeats from the outermost down), counted in every live record the caller reads.
+ * Records taken in `_id` order from a position (a batch), when a repeat's rows are read in their
+ * own order: each chunk then unnests and sorts a bounded number of records, whatever the planner
+ * believes about the form's size, instead of all of them.
  */
-export async function countRepeatRows(db: DbOrTx, formId: number, keys: readonly string[], submittedBy: number | undefined): Promise<number> {
-  // The path is bound as a parameter; `silent` skips records whose answers are not arrays.
-  const path = `strict $${keys.map((k) => `.${quotedKey(k)}[*]`).join('')}`;
-  const own = submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${submittedBy}`;
-  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances i
-    CROSS JOIN LATERAL jsonb_path_query(i.json, ${path}::jsonpath, '{}'::jsonb, true) AS item
-    WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND ${own}`.execute(db);
+export interface RecordBatch {
+  /** The first record's `_id` is at least this one. */
+  readonly from: number;
+  readonly size: number;
+  /** Only records meeting this (a key's record). */
+  readonly condition: RawBuilder<unknown>;
+}
+
+function batchRecords(rows: RowFilter, batch: RecordBatch): RawBuilder<unknown> {
+  return sql`(SELECT i.id, i.uuid, i.json FROM instances i WHERE ${live(rows)} AND i.id >= ${batch.from} AND (${batch.condition})
+    ORDER BY i.id LIMIT ${batch.size})`;
+}
+
+export async function readRepeatRows(db: DbOrTx, scope: Scope, read: RowRead, batch: RecordBatch | undefined): Promise<RepeatRow[]> {
+  const from = batch ? sql`${batchRecords(read, batch)} AS i` : sql`instances i`;
+  const condition = batch ? sql`${rowsAreObjects(scope)} AND (${read.condition})` : where(scope, read);
+  const result = await sql<RepeatRow>`SELECT i.id, i.uuid, (${scope.answers})::text AS item,
+      json_build_array(${sql.join(ordinals(scope))}) AS positions, ${termsColumn(read)} AS terms
+    FROM ${from} ${scope.joins} WHERE ${condition}
+    ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.execute(db);
+  return result.rows;
+}
+
+/** How many records a batch holds, and its last record's `_id`. */
+export async function measureBatch(db: DbOrTx, rows: RowFilter, batch: RecordBatch): Promise<{ size: number; last: number }> {
+  const result = await sql<{ size: number; last: number | null }>`SELECT count(*)::int AS size, max(b.id) AS last
+    FROM ${batchRecords(rows, batch)} AS b`.execute(db);
+  const row = result.rows[0];
+  return { size: Number(row?.size ?? 0), last: Number(row?.last ?? 0) };
+}
+
+/** How many rows of the scope match. */
+export async function countRows(db: DbOrTx, scope: Scope, rows: RowFilter): Promise<number> {
+  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances i ${scope.joins} WHERE ${where(scope, rows)}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }

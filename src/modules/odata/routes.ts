@@ -7,7 +7,10 @@ import * as odata from './service.ts';
 
 const ODATA_JSON = 'application/json; odata.metadata=minimal; odata.streaming=true; charset=utf-8';
 const Params = Type.Object({ pk: Type.String({ description: 'form id' }) });
-const SetParams = Type.Object({ pk: Type.String({ description: 'form id' }), set: Type.String({ description: 'entity set: Submissions or Submissions.<repeat path with dots>' }) });
+const PathParams = Type.Object({
+  pk: Type.String({ description: 'form id' }),
+  '*': Type.String({ description: "resource path: Submissions, Submissions.<repeat path with dots>, Submissions('uuid:…'), Submissions('uuid:…')/<repeat>, …" }),
+});
 
 function serviceUrl(request: FastifyRequest<{ Params: { pk: string } }>): string {
   return `${request.ctx.baseUrl}/api/v1/forms/${encodeURIComponent(request.params.pk)}/odata.svc`;
@@ -17,6 +20,21 @@ function maxPageSize(request: FastifyRequest): number | undefined {
   const prefer = request.headers['prefer'];
   const match = /odata\.maxpagesize\s*=\s*(\d{1,9})/i.exec(Array.isArray(prefer) ? prefer.join(',') : (prefer ?? ''));
   return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/** The path after `odata.svc/`, undecoded (keys may hold an encoded `/`). */
+function rawResourcePath(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  const at = path.indexOf('/odata.svc/');
+  return at < 0 ? '' : path.slice(at + '/odata.svc/'.length);
+}
+
+function decodePath(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 async function answering<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T> {
@@ -51,22 +69,25 @@ export function registerODataRoutes(app: FastifyInstance): void {
         return reply.type('application/xml; charset=utf-8').send(xml);
       }),
   });
-  app.get<{ Params: { pk: string; set: string }; Querystring: Record<string, string | undefined> }>('/api/v1/forms/:pk/odata.svc/:set', {
+  app.get<{ Params: { pk: string; '*': string }; Querystring: Record<string, string | undefined> }>('/api/v1/forms/:pk/odata.svc/*', {
     config,
     schema: {
       tags: ['odata'],
-      summary: 'A page of an entity set: $top $skip $count $select $orderby $filter $expand; @odata.nextLink continues',
+      summary: 'A page of an entity set, the rows below one entity, or one entity by key: $top $skip $count $select $orderby $filter $expand; @odata.nextLink continues',
       description:
         'Submissions: the records (keyed by `__id`, meta fields under `__system`); Submissions.<repeat>: a repeat’s rows, with `__Submissions-id`. ' +
-        '$filter (eq ne gt ge lt le, and or not, year month day hour minute second date now, contains startswith endswith, tolower toupper) and $orderby apply to Submissions. ' +
-        'Pages hold at most 5,000 entities (or `Prefer: odata.maxpagesize`); errors are `{"error": {"code", "message"}}`.',
-      params: SetParams,
+        "Submissions('uuid:…') is one record, Submissions('uuid:…')/<repeat> its rows, Submissions.<repeat>('uuid:…/<repeat>/2') one row (and on down). " +
+        '$filter (eq ne gt ge lt le, and or not, year month day hour minute second date now, contains startswith endswith, tolower toupper) and $orderby apply to every set. ' +
+        `Pages hold at most ${odata.PAGE_SIZE} entities (or \`Prefer: odata.maxpagesize\`); errors are \`{"error": {"code", "message"}}\`.`,
+      params: PathParams,
     },
     handler: (request, reply) =>
       answering(request, reply, async () => {
-        const feed = await odata.openFeed(request.ctx, request.params.pk, request.params.set, {
+        const resourcePath = rawResourcePath(request.url);
+        const feed = await odata.openFeed(request.ctx, request.params.pk, decodePath(resourcePath), {
           query: request.query,
           serviceUrl: serviceUrl(request),
+          resourcePath,
           maxPageSize: maxPageSize(request),
         });
         return reply.type(ODATA_JSON).send(Readable.from(feed.chunks));

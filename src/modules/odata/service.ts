@@ -1,25 +1,27 @@
-// A form's OData feed: the service document, $metadata and the entity sets' pages. Who reads what
-// is the data API's decision (loadDataForm); the records are read through the data API's queries,
-// a chunk at a time, and each page is written as it is read.
-import { sql } from 'kysely';
+// A form's OData feed: the service document, $metadata, the entity sets' pages, one entity by key
+// and navigation to a repeat's rows. Who reads what is the data API's decision (loadDataForm); the
+// rows are read by the feed's own light queries (repository.ts), a chunk at a time in keyset
+// order, the next chunk read while the last one is written.
+import { sql, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../../context.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { loadDataForm } from '../submissions/data.ts';
-import * as records from '../submissions/repository.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
-import { recordEntity, repeatRows, selectProperties, type EntityContext } from './entities.ts';
+import { repeatRowEntity, selectProperties, submissionEntity, type EntityContext, type ExpandTree } from './entities.ts';
 import { FilterError } from './filter.ts';
-import { filterCondition, orderClause } from './filter-sql.ts';
-import { findProperty, odataModelOf, parentKeyName, ROOT_SET, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
-import { encodeSkipToken, OptionError, parseFeedOptions, type FeedOptions, type SkipToken } from './options.ts';
-import { countRepeatRows } from './repository.ts';
+import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
+import { findProperty, odataModelOf, parentKeyName, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
+import { encodeSkipToken, OptionError, parseFeedOptions, type SkipToken } from './options.ts';
+import { countRows, measureBatch, readRecords, readRepeatRows, type RowFilter, type RowRead } from './repository.ts';
+import { parseResource, ResourceNotFound, type Resource } from './resource.ts';
+import { scopeOf, type Scope } from './scope.ts';
 
 /** Entities per page when the client asks for no smaller one (see bench/RESULTS.md). */
 export const PAGE_SIZE = 5000;
-/** Records read per query while a page is written. */
-const CHUNK = 500;
+/** Rows read per query while a page is written. */
+const CHUNK = 1000;
 
 /** An OData error body (`{"error": {"code", "message"}}`), with the status and headers of the error it stands for. */
 export function odataError(status: number, message: string, headers: Readonly<Record<string, string>> = {}): AppError {
@@ -29,6 +31,7 @@ export function odataError(status: number, message: string, headers: Readonly<Re
 /** Any error of a feed request as an OData error body; an anonymous caller refused is asked for credentials. */
 export function asODataError(ctx: RequestContext, error: unknown): unknown {
   if (error instanceof OptionError || error instanceof FilterError) return odataError(400, error.message);
+  if (error instanceof ResourceNotFound) return odataError(404, error.message);
   if (!isAppError(error)) return error;
   if (!isAuthenticated(ctx.actor) && (error.status === 403 || error.status === 404 || error.status === 401)) {
     // Excel and Power BI ask for a password on a Basic challenge.
@@ -62,13 +65,19 @@ export async function getMetadata(ctx: RequestContext, rawId: string): Promise<s
 export interface FeedRequest {
   readonly query: Readonly<Record<string, string | undefined>>;
   readonly serviceUrl: string;
+  /** The resource path after `odata.svc/`, as the request's URL spells it (for @odata.nextLink). */
+  readonly resourcePath: string;
   /** `Prefer: odata.maxpagesize=n`, when sent. */
   readonly maxPageSize: number | undefined;
 }
 
-/** Names of the repeats an entity's rows link to, through its groups. */
-function repeatNames(properties: readonly Property[]): string[] {
-  return properties.flatMap((p) => (p.kind === 'repeat' ? [p.name] : p.kind === 'group' ? repeatNames(p.properties) : []));
+/** The repeats an entity's rows link to, through its groups. */
+function repeatsOf(properties: readonly Property[]): EntityModel[] {
+  return properties.flatMap((p) => (p.kind === 'repeat' ? [p.entity] : p.kind === 'group' ? repeatsOf(p.properties) : []));
+}
+
+function repeatName(repeat: EntityModel): string {
+  return repeat.setName.slice(repeat.setName.lastIndexOf('.') + 1);
 }
 
 function checkSelect(entity: EntityModel, select: ReadonlyArray<readonly string[]>): void {
@@ -81,14 +90,18 @@ function checkSelect(entity: EntityModel, select: ReadonlyArray<readonly string[
   }
 }
 
-function expandContext(entity: EntityModel, options: FeedOptions): EntityContext {
-  if (options.expand === '*') return { expand: '*' };
-  const known = repeatNames(entity.properties);
-  for (const name of options.expand) if (!known.includes(name)) throw new OptionError(`$expand: ${name} is not a repeat of ${entity.setName}.`);
-  return { expand: new Set(options.expand) };
+/** Checks every name of an $expand tree against the repeats at its level. */
+function checkExpand(entity: EntityModel, tree: ExpandTree): void {
+  if (tree === '*') return;
+  const repeats = repeatsOf(entity.properties);
+  for (const [name, inner] of tree) {
+    const repeat = repeats.find((r) => repeatName(r) === name);
+    if (!repeat) throw new OptionError(`$expand: ${name} is not a repeat of ${entity.setName}.`);
+    checkExpand(repeat, inner);
+  }
 }
 
-function nextLink(request: FeedRequest, setName: string, top: number | undefined, token: SkipToken): string {
+function nextLink(request: FeedRequest, top: number | undefined, token: SkipToken): string {
   const params: string[] = [];
   for (const key of ['$filter', '$orderby', '$select', '$expand', '$count'] as const) {
     const value = request.query[key];
@@ -96,166 +109,156 @@ function nextLink(request: FeedRequest, setName: string, top: number | undefined
   }
   if (top !== undefined) params.push(`$top=${top}`);
   params.push(`$skiptoken=${encodeSkipToken(token)}`);
-  return `${request.serviceUrl}/${encodeURIComponent(setName)}?${params.join('&')}`;
+  return `${request.serviceUrl}/${request.resourcePath}?${params.join('&')}`;
 }
 
 export interface Feed {
-  readonly chunks: AsyncIterable<string>;
+  readonly chunks: Iterable<string> | AsyncIterable<string>;
 }
+
+/** A row read for a page: its entity (made when written) and where a page after it starts. */
+interface PageRow {
+  readonly entity: () => Record<string, unknown>;
+  readonly token: SkipToken;
+}
+
+/** Reads up to `limit` rows after a keyset position (or, on a first page, from an offset). */
+type ChunkReader = (after: SkipToken | undefined, limit: number, offset: number) => Promise<PageRow[]>;
+
+/** The restriction of a key or navigation path: one record, and the items of its enclosing repeats. */
+function resourceConditions(scope: Scope, resource: Resource): { record: RawBuilder<unknown>; rows: RawBuilder<unknown> } {
+  const record = resource.uuid === undefined ? sql`TRUE` : sql`i.uuid = ${resource.uuid}`;
+  const parts = resource.positions.map((position, index) => sql`${scope.tiebreak[index + 1]} = ${position}`);
+  return { record, rows: parts.length === 0 ? sql`TRUE` : sql.join(parts, sql` AND `) };
+}
+
+/** Past any item's position: a token after every row of a record. */
+const PAST_POSITIONS = 2 ** 31 - 1;
+/** The fewest records a batch of a repeat's rows takes. */
+const MIN_BATCH = 200;
 
 /**
- * A page of an entity set. Everything that can be refused (options, filter, access) is checked
- * before the first chunk, so that a bad request is a 400 rather than a broken stream.
+ * An entity set's page, the rows below one entity (navigation), or one entity by key. Everything
+ * that can be refused (path, options, filter, access) is checked before the first chunk, so that
+ * a bad request is a 4xx rather than a broken stream.
  */
-export async function openFeed(ctx: RequestContext, rawId: string, setName: string, request: FeedRequest): Promise<Feed> {
+export async function openFeed(ctx: RequestContext, rawId: string, path: string, request: FeedRequest): Promise<Feed> {
   const options = parseFeedOptions(request.query);
   const feed = await loadFeed(ctx, rawId);
-  const entity = feed.model.sets.get(setName);
-  if (!entity) throw odataError(404, `No entity set named ${setName}.`);
+  const resource = parseResource(feed.model, path);
+  const { entity } = resource;
   if (options.select) checkSelect(entity, options.select);
-  const context = expandContext(entity, options);
-  const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
-  const select = options.select && (context.expand === '*' ? [...options.select, ...repeatNames(entity.properties).map((n) => [n])] : [...options.select, ...[...context.expand].map((n) => [n])]);
-  const shape = (e: Record<string, unknown>): string => JSON.stringify(select ? selectProperties(e, select) : e);
-  const head = (count: number | undefined): string =>
-    `{"@odata.context":${JSON.stringify(`${request.serviceUrl}/$metadata#${setName}`)}${count === undefined ? '' : `,"@odata.count":${count}`},"value":[`;
-  if (entity.parents.length === 0) return rootFeed(ctx, feed, options, request, pageSize, { context, shape, head });
-  return repeatFeed(ctx, feed, entity, options, request, pageSize, { context, shape, head });
-}
+  checkExpand(entity, options.expand);
+  const context: EntityContext = { expand: options.expand };
+  const expanded = options.expand === '*' ? repeatsOf(entity.properties).map(repeatName) : [...options.expand.keys()];
+  const select = options.select && [...options.select, ...expanded.map((n) => [n])];
+  const shape = (e: Record<string, unknown>): Record<string, unknown> => (select ? selectProperties(e, select) : e);
 
-interface Writer {
-  context: EntityContext;
-  shape: (entity: Record<string, unknown>) => string;
-  head: (count: number | undefined) => string;
-}
-
-type JsonRecord = Record<string, unknown>;
-
-async function rootFeed(ctx: RequestContext, feed: Feedable, options: FeedOptions, request: FeedRequest, pageSize: number, writer: Writer): Promise<Feed> {
-  const { model, formId, submittedBy } = feed;
-  const own = submittedBy === undefined ? {} : { submittedBy };
-  const limit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
-  const ordered = options.filter !== undefined || options.orderby.length > 0;
-  if (options.skiptoken && ordered !== ('offset' in options.skiptoken)) throw new OptionError('$skiptoken does not belong to this query.');
-  const condition = options.filter ? filterCondition(model.root, options.filter, ctx.clock.now()) : sql`TRUE`;
-  const order = orderClause(model.root, options.orderby);
-
-  if (ordered) {
-    // The ordered ids of every match, kept while the form's data is unchanged (the data API's
-    // cache): each page is then a slice of it, read by primary key.
-    const version = await records.formDataVersion(ctx.db, formId);
-    const key = JSON.stringify(['odata', formId, submittedBy ?? null, options.filterText ?? '', request.query['$orderby'] ?? '']);
-    let ids = ctx.matchCache.get(key, version);
-    if (!ids) {
-      ids = await records.listMatchingIds(ctx.db, formId, { condition, order, ...own });
-      ctx.matchCache.set(key, version, ids);
+  const scope = scopeOf(entity);
+  const restriction = resourceConditions(scope, resource);
+  const where = sql`${options.filter ? filterCondition(scope, options.filter, ctx.clock.now()) : sql`TRUE`} AND ${restriction.record} AND ${restriction.rows}`;
+  const terms = orderTerms(scope, options.orderby);
+  const order = orderClause(scope, terms);
+  const base: RowFilter = { formId: feed.formId, submittedBy: feed.submittedBy, condition: where };
+  const rowsAfter = (after: SkipToken | undefined, limit: number, offset: number): RowRead => {
+    let condition = where;
+    if (after) {
+      const keyset = afterCondition(scope, terms, after.values, after.key);
+      if (!keyset) throw new OptionError('$skiptoken does not belong to this query.');
+      condition = sql`${where} AND ${keyset}`;
     }
-    const matched = ids;
-    const offset = options.skiptoken && 'offset' in options.skiptoken ? options.skiptoken.offset : options.skip;
-    const page = matched.subarray(offset, offset + limit);
-    const more = offset + page.length < matched.length && (options.top === undefined || options.top > page.length) && page.length > 0;
-    const next = more ? nextLink(request, ROOT_SET, options.top === undefined ? undefined : options.top - page.length, { offset: offset + page.length }) : undefined;
-    async function* chunks(): AsyncGenerator<string> {
-      yield writer.head(options.count ? matched.length : undefined);
-      let first = true;
-      for (let start = 0; start < page.length; start += CHUNK) {
-        const texts = await records.recordTextsByIds(ctx.db, formId, ctx.baseUrl, Array.from(page.subarray(start, start + CHUNK)));
-        const parts = texts.map((t) => writer.shape(recordEntity(model.root, JSON.parse(t) as JsonRecord, writer.context)));
-        if (parts.length === 0) continue;
-        yield (first ? '' : ',') + parts.join(',');
-        first = false;
+    return { ...base, condition, order, terms: terms.map(termText), limit, offset };
+  };
+  const read: ChunkReader = async (after, limit, offset) => {
+    if (entity.parents.length === 0) {
+      const records = await readRecords(ctx.db, scope, rowsAfter(after, limit, offset));
+      return records.map((r) => ({
+        entity: () => submissionEntity(entity, JSON.parse(r.json) as Record<string, unknown>, r, context),
+        token: { values: r.terms ?? [], key: [r.id] },
+      }));
+    }
+    // In the rows' own order, a chunk comes from a batch of records at a time (see RecordBatch).
+    const batched = terms.length === 0 && offset === 0;
+    const out: PageRow[] = [];
+    let start = after;
+    for (;;) {
+      const batch = batched ? { from: start?.key[0] ?? 0, size: Math.max(MIN_BATCH, limit), condition: restriction.record } : undefined;
+      const items = await readRepeatRows(ctx.db, scope, rowsAfter(start, limit - out.length, offset), batch);
+      for (const r of items) {
+        out.push({
+          entity: () => repeatRowEntity(entity, r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>, context),
+          token: { values: r.terms ?? [], key: [r.id, ...r.positions] },
+        });
       }
-      yield next === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(next)}}`;
+      if (!batch || out.length >= limit) return out;
+      const measured = await measureBatch(ctx.db, base, batch);
+      if (measured.size < batch.size) return out;
+      start = { values: [], key: [measured.last, ...scope.levels.map(() => PAST_POSITIONS)] };
     }
-    return { chunks: chunks() };
+  };
+  const contextUrl = `${request.serviceUrl}/$metadata#${entity.setName}`;
+
+  if (resource.single) {
+    const [row] = await read(undefined, 1, 0);
+    if (!row) throw odataError(404, `No entity ${path} is readable here.`);
+    const body = JSON.stringify({ '@odata.context': `${contextUrl}/$entity`, ...shape(row.entity()) });
+    return { chunks: [body] };
   }
 
-  // Default order: keyset pages by `_id`, so that a page costs the same however deep it is.
-  const count = options.count ? await records.countRecords(ctx.db, formId, sql`TRUE`, submittedBy) : undefined;
-  const startAfter = options.skiptoken && 'after' in options.skiptoken ? options.skiptoken.after : 0;
-  const skip = options.skiptoken ? 0 : options.skip;
+  if (options.skiptoken && !afterCondition(scope, terms, options.skiptoken.values, options.skiptoken.key)) throw new OptionError('$skiptoken does not belong to this query.');
+  const count = options.count ? await countRows(ctx.db, scope, base) : undefined;
+  const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
+  const limit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
+  const head = `{"@odata.context":${JSON.stringify(contextUrl)}${count === undefined ? '' : `,"@odata.count":${count}`},"value":[`;
+  // Ordered by terms, a chunk is the whole page: each query sorts every match once.
+  const pages = pageRows(read, limit, terms.length === 0 ? CHUNK : limit, options.skiptoken, options.skiptoken ? 0 : options.skip);
   async function* chunks(): AsyncGenerator<string> {
-    yield writer.head(count);
-    let after = startAfter;
-    let offset = skip;
+    yield head;
     let written = 0;
+    let last: SkipToken | undefined;
     let more = false;
-    while (written < limit) {
-      const wanted = Math.min(CHUNK, limit - written);
-      // One more than wanted on the page's last chunk tells whether another page follows.
-      const last = wanted === limit - written;
-      const texts = await records.listRecordTexts(ctx.db, formId, ctx.baseUrl, { condition: sql`i.id > ${after}`, order: sql`i.id ASC`, limit: last ? wanted + 1 : wanted, offset, ...own });
-      offset = 0;
-      if (texts.length > wanted) {
+    for await (const chunk of pages) {
+      if (chunk === 'more') {
         more = true;
-        texts.pop();
+        break;
       }
-      const parts: string[] = [];
-      for (const text of texts) {
-        const record = JSON.parse(text) as JsonRecord;
-        after = Number(record['_id']);
-        parts.push(writer.shape(recordEntity(model.root, record, writer.context)));
-      }
-      if (parts.length > 0) yield (written === 0 ? '' : ',') + parts.join(',');
-      written += texts.length;
-      if (texts.length < wanted) break;
+      const parts = chunk.map((row) => JSON.stringify(shape(row.entity())));
+      if (parts.length === 0) continue;
+      yield (written === 0 ? '' : ',') + parts.join(',');
+      written += parts.length;
+      last = chunk[chunk.length - 1]?.token;
     }
     const topLeft = options.top === undefined ? undefined : options.top - written;
-    const next = more && (topLeft === undefined || topLeft > 0) ? nextLink(request, ROOT_SET, topLeft, { after }) : undefined;
+    const next = more && last && (topLeft === undefined || topLeft > 0) ? nextLink(request, topLeft, last) : undefined;
     yield next === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(next)}}`;
   }
   return { chunks: chunks() };
 }
 
-async function repeatFeed(ctx: RequestContext, feed: Feedable, entity: EntityModel, options: FeedOptions, request: FeedRequest, pageSize: number, writer: Writer): Promise<Feed> {
-  if (options.filter || options.orderby.length > 0) throw new OptionError(`$filter and $orderby are answered on ${ROOT_SET} only, not on ${entity.setName}.`);
-  if (options.skiptoken && !('after' in options.skiptoken)) throw new OptionError('$skiptoken does not belong to this query.');
-  const { formId, submittedBy } = feed;
-  const own = submittedBy === undefined ? {} : { submittedBy };
-  const keys = [...entity.parents.slice(1).map((p) => p.key), entity.key];
-  const count = options.count ? await countRepeatRows(ctx.db, formId, keys, submittedBy) : undefined;
-  const limit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
-  const token = options.skiptoken && 'after' in options.skiptoken ? options.skiptoken : undefined;
-  async function* chunks(): AsyncGenerator<string> {
-    yield writer.head(count);
-    // A page may end inside a record: the token then names the record before it and the rows of it already sent.
-    let after = token?.after ?? 0;
-    let toSkip = token ? (token.rows ?? 0) : options.skip;
-    let written = 0;
-    let next: SkipToken | undefined;
-    reading: for (;;) {
-      const texts = await records.listRecordTexts(ctx.db, formId, ctx.baseUrl, { condition: sql`i.id > ${after}`, order: sql`i.id ASC`, limit: CHUNK, offset: 0, ...own });
-      const parts: string[] = [];
-      for (const text of texts) {
-        const record = JSON.parse(text) as JsonRecord;
-        let sentOfRecord = 0;
-        for (const row of repeatRows(entity, record, writer.context)) {
-          if (written === limit) {
-            next = { after, rows: sentOfRecord };
-            break;
-          }
-          if (toSkip > 0) {
-            toSkip -= 1;
-            sentOfRecord += 1;
-            continue;
-          }
-          parts.push(writer.shape(row));
-          written += 1;
-          sentOfRecord += 1;
-        }
-        if (next) break;
-        after = Number(record['_id']);
-        if (written === limit) {
-          next = { after };
-          break;
-        }
-      }
-      if (parts.length > 0) yield (written === parts.length ? '' : ',') + parts.join(',');
-      if (next || texts.length < CHUNK) break reading;
-    }
-    const topLeft = options.top === undefined ? undefined : options.top - written;
-    const link = next && (topLeft === undefined || topLeft > 0) ? nextLink(request, entity.setName, topLeft, next) : undefined;
-    yield link === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(link)}}`;
+/**
+ * A page's rows, chunk by chunk, each chunk's query sent before the previous chunk is written (the
+ * database reads while the server writes); 'more' at the end when rows remain after the page.
+ */
+async function* pageRows(read: ChunkReader, limit: number, chunk: number, start: SkipToken | undefined, skip: number): AsyncGenerator<PageRow[] | 'more'> {
+  const fetch = (after: SkipToken | undefined, offset: number, written: number): { rows: Promise<PageRow[]>; wanted: number } => {
+    const wanted = Math.min(chunk, limit - written);
+    // One more than wanted on the page's last chunk tells whether another page follows.
+    const rows = read(after, wanted === limit - written ? wanted + 1 : wanted, offset);
+    rows.catch(() => undefined); // awaited below; a client gone meanwhile must not leave it unhandled
+    return { rows, wanted };
+  };
+  let pending: { rows: Promise<PageRow[]>; wanted: number } | undefined = fetch(start, skip, 0);
+  let written = 0;
+  while (pending) {
+    const { rows: promise, wanted } = pending;
+    pending = undefined;
+    const rows = await promise;
+    const more = rows.length > wanted;
+    const page = more ? rows.slice(0, wanted) : rows;
+    written += page.length;
+    const last = page[page.length - 1];
+    if (!more && page.length === wanted && written < limit && last) pending = fetch(last.token, 0, written);
+    yield page;
+    if (more) yield 'more';
   }
-  return { chunks: chunks() };
 }
