@@ -72,3 +72,25 @@ test('pages of a query follow new submissions, edits and deletions at once', asy
   const sliced = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?sort=${encodeURIComponent('{"age":1}')}&start=1&limit=2`, headers: bob.auth });
   assert.deepEqual((sliced.json() as Array<{ name: string }>).map((r) => r.name), ['Ben', 'Ann']);
 });
+
+test('a list sorted by time takes in new submissions as a list made afresh orders them', async () => {
+  const ids = async (sort: string, query: object, extra = ''): Promise<number[]> => {
+    const url = `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify(query))}&sort=${encodeURIComponent(sort)}${extra}`;
+    const res = await server.app.inject({ method: 'GET', url, headers: bob.auth });
+    assert.equal(res.statusCode, 200, res.body);
+    return (res.json() as Array<{ _id: number }>).map((r) => r._id);
+  };
+  const adults = { age: { $gte: 18 } };
+  const sorts = ['{"_submission_time":-1}', '{"_submission_time":1,"_id":-1}', '{"_id":-1}', '{"_last_edited":-1}'];
+  // Each list is made (and cached) first, then brought up to date by the submissions below.
+  for (const sort of sorts) await ids(sort, adults, '&start=0&limit=100');
+  for (const [n, age] of [70, 5, 19, 33].entries()) {
+    await submit(householdXml({ uuid: randomUUID(), name: `New${n}`, age }));
+    for (const sort of sorts) {
+      // The same sort written with a space is another cache entry: a list made afresh.
+      const fresh = await ids(sort.replace(':', ': '), adults, '&start=0&limit=100');
+      assert.deepEqual(await ids(sort, adults, '&start=0&limit=100'), fresh, `${sort} after submission ${n}`);
+    }
+  }
+  assert.equal((await ids('{"_id":-1}', adults, '&start=0&limit=100')).length, 4); // Ann and New0, New2, New3
+});

@@ -7,7 +7,8 @@ import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http
 import { findBlob, readBlobChunks } from '../blobs/repository.ts';
 import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
-import { queryCondition, sortOrder } from './query.ts';
+import { numericSortKeys, queryCondition, sortOrder } from './query.ts';
+import { mergeMatches } from './match-list.ts';
 import { recordFilters } from './record-filters.ts';
 import { parseTags } from '../shared/members.ts';
 import { sql } from 'kysely';
@@ -76,11 +77,19 @@ function nonNegative(raw: string | undefined): number | undefined {
 }
 
 export interface DataPage {
-  body: string;
+  /** The JSON list's text, a chunk at a time: a large answer is read and sent a slice at a time. */
+  chunks: AsyncIterable<string>;
   link: string | undefined;
 }
 
-/** A page of records as JSON text, assembled without parsing the records again. */
+/** Records read and sent per database round trip while a list streams. */
+const CHUNK = 1000;
+
+/**
+ * A page (or all) of records as JSON text, assembled without parsing the records again and
+ * streamed: the ordered ids of every match (match list) give the count and the slice; the
+ * slice's records are then read CHUNK at a time as the client takes them.
+ */
 export async function listRecords(ctx: RequestContext, rawId: string, query: DataQuery, requestUrl: string): Promise<DataPage> {
   const { visible, submittedBy } = await loadDataForm(ctx, rawId);
   const filters = recordFilters(query as Readonly<Record<string, unknown>>);
@@ -90,29 +99,63 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   const paged = query.page !== undefined || query.page_size !== undefined;
   let limit = nonNegative(query.limit);
   let offset = nonNegative(query.start) ?? 0;
-  let texts: string[];
   let link: string | undefined;
   const own = submittedBy !== undefined ? { submittedBy } : {};
-  if (!paged && limit === undefined) {
-    texts = await repo.listRecordTexts(ctx.db, visible.form.id, ctx.baseUrl, { condition, order, limit, offset, ...own });
-  } else {
-    // A page: the ordered ids of every match (cached while the form's data is unchanged) give
-    // the count and the page's ids; only the page's records are then read and assembled.
-    const ids = await matchingIds(ctx, visible.form.id, query, filters.key, { condition, order, ...own });
-    if (paged) {
-      const window = pageWindow(query);
-      const { page, last } = resolvePage(window, ids.length);
-      limit = window.size;
-      offset = (page - 1) * window.size;
-      link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
-    }
-    const pageIds = ids.subarray(offset, limit === undefined ? undefined : offset + limit);
-    texts = await repo.recordTextsByIds(ctx.db, visible.form.id, ctx.baseUrl, Array.from(pageIds));
+  const ids = await matchingIds(ctx, visible.form.id, query, filters.key, { condition, order, ...own });
+  if (paged) {
+    const window = pageWindow(query);
+    const { page, last } = resolvePage(window, ids.length);
+    limit = window.size;
+    offset = (page - 1) * window.size;
+    link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
   }
-  const items = fields ? texts.map((t) => JSON.stringify(pick(JSON.parse(t) as Record<string, unknown>, fields))) : texts;
-  return { body: `[${items.join(',')}]`, link };
+  const slice = ids.subarray(offset, limit === undefined ? undefined : offset + limit);
+  const read = async (start: number): Promise<string[]> => {
+    const texts = await repo.recordTextsByIds(ctx.db, visible.form.id, ctx.baseUrl, Array.from(slice.subarray(start, start + CHUNK)));
+    return fields ? texts.map((t) => JSON.stringify(pick(JSON.parse(t) as Record<string, unknown>, fields))) : texts;
+  };
+  // The first chunk is read before answering, so that a page that fits in it fails (if the
+  // database fails) with a status rather than a cut-off body.
+  const first = await read(0);
+  async function* chunks(): AsyncGenerator<string> {
+    let separator = '';
+    let items = first;
+    for (let start = CHUNK; ; start += CHUNK) {
+      // The next chunk is read (on another pooled connection) while this one is sent.
+      const next = start < slice.length ? read(start) : undefined;
+      // A client gone mid-list must not leave the read ahead as an unhandled rejection.
+      next?.catch(() => undefined);
+      if (items.length > 0) {
+        yield separator + items.join(',');
+        separator = ',';
+      }
+      if (!next) break;
+      items = await next;
+    }
+  }
+  return { chunks: withBrackets(chunks()), link };
 }
 
+/** A streamed list's whole text (small answers only: a page of the GeoJSON view). */
+export async function wholeText(chunks: AsyncIterable<string>): Promise<string> {
+  const parts: string[] = [];
+  for await (const part of chunks) parts.push(part);
+  return parts.join('');
+}
+
+async function* withBrackets(items: AsyncIterable<string>): AsyncGenerator<string> {
+  yield '[';
+  yield* items;
+  yield ']';
+}
+
+/**
+ * The ordered ids a query matches, from the match cache. While a form is collecting, its version
+ * moves with every submission: then only the records added since the list was made are read
+ * (matchesAddedSince) and their matches merged in by their numeric sort keys; a change of any
+ * other kind (edit, deletion, late files), or an order only the database can compare, makes
+ * the list again.
+ */
 async function matchingIds(
   ctx: RequestContext,
   formId: number,
@@ -120,14 +163,32 @@ async function matchingIds(
   filterKey: string,
   match: Pick<repo.RecordPage, 'condition' | 'order' | 'submittedBy'>,
 ): Promise<Int32Array> {
-  // The version is read before the ids, so a change committed in between makes the entry stale.
-  const version = await repo.formDataVersion(ctx.db, formId);
-  const key = JSON.stringify([formId, match.submittedBy ?? null, query.query ?? '', query.sort ?? '', filterKey]);
-  const cached = ctx.matchCache.get(key, version);
-  if (cached) return cached;
-  const ids = await repo.listMatchingIds(ctx.db, formId, match);
-  ctx.matchCache.set(key, version, ids);
-  return ids;
+  const numeric = numericSortKeys(query.sort);
+  const keyExpressions = (numeric ?? []).map((k) => k.expression);
+  const descending = (numeric ?? []).map((k) => k.descending);
+  const key = JSON.stringify(['data', formId, match.submittedBy ?? null, query.query ?? '', query.sort ?? '', filterKey]);
+  const cached = ctx.matchCache.peek(key);
+  if (cached?.highWater !== undefined) {
+    const now = await repo.matchesAddedSince(ctx.db, formId, cached.highWater, match, keyExpressions);
+    if (now.version === cached.version) return cached.ids;
+    const [changes, submissions] = cached.version.split(':').map(Number);
+    if (now.changes === changes && submissions !== undefined && now.added.length === now.submissions - submissions) {
+      const highWater = now.added.reduce((high, a) => Math.max(high, a.id), cached.highWater);
+      const matched = now.added.filter((a) => a.matches);
+      if (matched.length === 0) {
+        ctx.matchCache.put(key, { ...cached, version: now.version, highWater });
+        return cached.ids;
+      }
+      if (cached.keys) {
+        const merged = mergeMatches({ ids: cached.ids, keys: [...cached.keys] }, matched, descending);
+        ctx.matchCache.put(key, { version: now.version, highWater, ids: merged.ids, keys: merged.keys });
+        return merged.ids;
+      }
+    }
+  }
+  const made = await repo.matchSnapshot(ctx.db, formId, match, keyExpressions);
+  ctx.matchCache.put(key, { version: made.version, highWater: made.highWater, ids: made.ids, ...(numeric ? { keys: made.keys } : {}) });
+  return made.ids;
 }
 
 function pick(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { buildFormSchema } from './form-schema.ts';
-import { listRecords, type DataQuery } from './data.ts';
+import { listRecords, wholeText, type DataQuery } from './data.ts';
 import { loadVisibleForm } from '../forms/service.ts';
 import { ownValue } from '../../platform/lookup.ts';
 
@@ -45,7 +45,7 @@ export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: 
   if (paths.length === 0) throw errors.notFound();
   const extra = (query.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
   const page = await listRecords(ctx, rawId, { ...query, fields: undefined, page: query.page ?? '1', page_size: query.page_size ?? '1000' }, requestUrl);
-  const records = JSON.parse(page.body) as Array<Record<string, unknown>>;
+  const records = JSON.parse(await wholeText(page.chunks)) as Array<Record<string, unknown>>;
   const simple = query.simple_style?.toLowerCase() === 'true';
   const features = records.map((record) => {
     const points = paths.flatMap((path) => valuesAt(record, path).map(pointOf)).filter((p): p is Point => p !== undefined);

@@ -113,9 +113,8 @@ export function queryCondition(raw: string | undefined): Condition {
   return objectCondition(parsed as Record<string, unknown>);
 }
 
-/** The `sort` parameter: `{"field": 1}` or `{"field": -1}`. */
-export function sortOrder(raw: string | undefined): Condition {
-  if (raw === undefined || raw.trim() === '') return sql`i.id ASC`;
+function parseSort(raw: string | undefined): Array<[string, unknown]> {
+  if (raw === undefined || raw.trim() === '') return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -123,8 +122,38 @@ export function sortOrder(raw: string | undefined): Condition {
     throw errors.badRequest((error as Error).message);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.badRequest('sort must be a JSON object like {"field": 1}.');
+  return Object.entries(parsed as Record<string, unknown>);
+}
+
+/** One key of a sort order as a float8 whose JavaScript number orders exactly as the column does. */
+export interface NumericSortKey {
+  expression: Condition;
+  descending: boolean;
+}
+
+/**
+ * The `sort` parameter's keys (before the final `_id`) as numbers, when every one is a number or
+ * time column (times as epoch microseconds, exact in a double; NULL comes back as NULL and sorts
+ * as +Infinity, as PostgreSQL puts NULLs last ascending and first descending). Undefined when a
+ * key is text or an answer, whose order (collation, jsonb's rules) only the database knows.
+ */
+export function numericSortKeys(raw: string | undefined): NumericSortKey[] | undefined {
+  const keys: NumericSortKey[] = [];
+  for (const [field, direction] of parseSort(raw)) {
+    const spec = COLUMN_FIELDS[field];
+    if (!spec || spec.type === 'text') return undefined;
+    const expression = spec.type === 'int' ? sql`(${spec.column})::float8` : sql`(extract(epoch FROM ${spec.column}) * 1000000)::float8`;
+    keys.push({ expression, descending: Number(direction) < 0 });
+  }
+  return keys;
+}
+
+/** The `sort` parameter: `{"field": 1}` or `{"field": -1}`. */
+export function sortOrder(raw: string | undefined): Condition {
+  const fields = parseSort(raw);
+  if (fields.length === 0) return sql`i.id ASC`;
   const parts: Condition[] = [];
-  for (const [field, direction] of Object.entries(parsed as Record<string, unknown>)) {
+  for (const [field, direction] of fields) {
     const dir = sql.raw(Number(direction) < 0 ? 'DESC' : 'ASC');
     const column = COLUMN_FIELDS[field]?.column;
     parts.push(column ? sql`${column} ${dir}` : sql`(i.json -> ${field}) ${dir}`);

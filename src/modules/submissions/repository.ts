@@ -4,6 +4,7 @@ import type { DbOrTx } from '../../platform/db.ts';
 import type { InstancesTable } from '../../platform/schema.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
 import { QUEUE_INSERTED_RECORD } from '../restservices/repository.ts';
+import { recordText, type RecordRow } from './record-text.ts';
 
 export type InstanceRow = Selectable<InstancesTable>;
 
@@ -194,33 +195,17 @@ export async function countMonthlySubmissions(db: DbOrTx, ownerId: number, from:
   return counts;
 }
 
-/**
- * The data API's record: the stored JSON plus what this row's columns say, as JSON text. The
- * meta keys are spliced into the stored record's text (json_text) rather than merged as jsonb
- * and printed, which cost 15 times as much.
- */
-function recordText(baseUrl: string) {
-  const iso = (column: string) => sql`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
-  const meta = sql`jsonb_build_object(
-      '_id', i.id,
-      '_xform_id', i.form_id,
-      '_submission_time', ${iso('i.date_created')},
-      '_date_modified', ${iso('i.date_modified')},
-      '_submitted_by', (SELECT username FROM users WHERE id = i.submitted_by),
-      '_edited', i.edited,
-      '_last_edited_by', (SELECT username FROM users WHERE id = i.last_edited_by),
-      '_total_media', i.total_media,
-      '_media_count', i.media_count,
-      '_media_all_received', i.media_count >= i.total_media,
-      '_attachments', coalesce((SELECT jsonb_agg(jsonb_build_object(
+/** What record-text.ts assembles a data API record from (RecordRow), for instances i. */
+function recordColumns(baseUrl: string) {
+  const micros = (column: string) => sql`(extract(epoch FROM ${sql.ref(column)}) * 1000000)::float8`;
+  return sql`i.json_text AS json, i.id, i.form_id, ${micros('i.date_created')} AS created_us, ${micros('i.date_modified')} AS modified_us,
+    ${micros('i.last_edited')} AS edited_us, (SELECT username FROM users WHERE id = i.submitted_by) AS submitted_by_name, i.edited,
+    (SELECT username FROM users WHERE id = i.last_edited_by) AS last_edited_by_name, i.total_media, i.media_count,
+    (SELECT jsonb_agg(jsonb_build_object(
           'download_url', ${baseUrl} || '/api/v1/files/' || a.id || '?filename=' || gather_url_encode(a.name),
           'mimetype', a.mimetype, 'filename', a.name, 'name', a.name,
-          'instance', i.id, 'xform', i.form_id, 'id', a.id) ORDER BY a.id)
-        FROM attachments a WHERE a.instance_id = i.id), '[]'::jsonb))
-    || CASE WHEN i.edited THEN jsonb_build_object('_last_edited', ${iso('i.last_edited')}) ELSE '{}'::jsonb END`;
-  // Both texts are objects: '{…stored…}' and '{…meta…}' become '{…stored…, …meta…}'.
-  return sql<string>`(CASE WHEN i.json_text = '{}' THEN (${meta})::text
-    ELSE left(i.json_text, -1) || ', ' || substr((${meta})::text, 2) END)`;
+          'instance', i.id, 'xform', i.form_id, 'id', a.id) ORDER BY a.id)::text
+        FROM attachments a WHERE a.instance_id = i.id) AS attachments`;
 }
 
 export interface RecordPage {
@@ -235,10 +220,10 @@ export interface RecordPage {
 export async function listRecordTexts(db: DbOrTx, formId: number, baseUrl: string, page: RecordPage): Promise<string[]> {
   const limit = page.limit === undefined ? sql`` : sql`LIMIT ${page.limit}`;
   const own = page.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${page.submittedBy}`;
-  const result = await sql<{ record: string }>`SELECT ${recordText(baseUrl)} AS record FROM instances i
+  const result = await sql<RecordRow>`SELECT ${recordColumns(baseUrl)} FROM instances i
     WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND ${own} AND (${page.condition})
     ORDER BY ${page.order} ${limit} OFFSET ${page.offset}`.execute(db);
-  return result.rows.map((r) => r.record);
+  return result.rows.map(recordText);
 }
 
 /**
@@ -273,18 +258,108 @@ export async function listMatchingIds(db: DbOrTx, formId: number, page: Pick<Rec
   return Int32Array.from(result.rows, (r) => r.id);
 }
 
+/** The form's data version (as formDataVersion) in its two parts. */
+const VERSION_PARTS = sql`f.data_changes AS changes,
+  coalesce((SELECT sum(s.submissions) FROM form_stats s WHERE s.form_id = f.id), 0)::int8 AS submissions`;
+
+export interface VersionParts {
+  /** formDataVersion's text: `changes:submissions`. */
+  version: string;
+  changes: number;
+  submissions: number;
+}
+
+function versionParts(row: { changes: number | string; submissions: number | string } | undefined): VersionParts {
+  if (!row) return { version: '', changes: -1, submissions: -1 };
+  const changes = Number(row.changes);
+  const submissions = Number(row.submissions);
+  return { version: `${changes}:${submissions}`, changes, submissions };
+}
+
+type MatchQuery = Pick<RecordPage, 'condition' | 'order' | 'submittedBy'>;
+
+export interface MatchSnapshot extends VersionParts {
+  /** The form's highest live record id (0 for none). */
+  highWater: number;
+  ids: Int32Array;
+  /** Per numeric sort key (in the order given), each id's value; NULL as +Infinity. */
+  keys: Float64Array[];
+}
+
+/**
+ * listMatchingIds with the version it answers for, the high water of record ids, and the
+ * numeric sort keys, all read in one statement (one snapshot), so that records added later can
+ * be told apart exactly (matchesAddedSince). One sort, one text of `id key…` entries.
+ */
+export async function matchSnapshot(db: DbOrTx, formId: number, match: MatchQuery, keys: readonly RawBuilder<unknown>[]): Promise<MatchSnapshot> {
+  const own = match.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${match.submittedBy}`;
+  const entry = sql.join([sql`i.id::text`, ...keys.map((k) => sql`coalesce((${k})::text, 'Infinity')`)], sql` || ' ' || `);
+  const result = await sql<{ changes: number; submissions: number; high: number | null; list: string | null }>`SELECT ${VERSION_PARTS},
+      (SELECT max(i.id) FROM instances i WHERE i.form_id = f.id AND i.deleted_at IS NULL) AS high,
+      (SELECT string_agg(${entry}, ',' ORDER BY ${match.order}) FROM instances i
+        WHERE i.form_id = f.id AND i.deleted_at IS NULL AND ${own} AND (${match.condition})) AS list
+    FROM forms f WHERE f.id = ${formId}`.execute(db);
+  const row = result.rows[0];
+  const entries = row?.list ? row.list.split(',') : [];
+  const ids = new Int32Array(entries.length);
+  const values = keys.map(() => new Float64Array(entries.length));
+  entries.forEach((text, n) => {
+    const parts = text.split(' ');
+    ids[n] = Number(parts[0]);
+    values.forEach((target, k) => (target[n] = Number(parts[k + 1])));
+  });
+  return { ...versionParts(row), highWater: Number(row?.high ?? 0), ids, keys: values };
+}
+
+export interface AddedRecords extends VersionParts {
+  /** Every live record with an id above the high water: whether it matches, and its sort keys (NULL as +Infinity). */
+  added: Array<{ id: number; matches: boolean; keys: number[] }>;
+}
+
+/**
+ * The form's version and the live records with ids above `highWater`, in one snapshot: when the
+ * only change since a matchSnapshot is new submissions, these are exactly them (their number is
+ * the growth of the submission count) and a cached match list takes them in without a scan.
+ */
+export async function matchesAddedSince(db: DbOrTx, formId: number, highWater: number, match: MatchQuery, keys: readonly RawBuilder<unknown>[]): Promise<AddedRecords> {
+  const own = match.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${match.submittedBy}`;
+  const fields = [sql`i.id`, sql`coalesce(${own} AND (${match.condition}), false)`, ...keys.map((k) => sql`(${k})`)];
+  const result = await sql<{ changes: number; submissions: number; added: unknown }>`SELECT ${VERSION_PARTS},
+      (SELECT json_agg(json_build_array(${sql.join(fields)})) FROM instances i
+        WHERE i.form_id = f.id AND i.deleted_at IS NULL AND i.id > ${highWater}::int) AS added
+    FROM forms f WHERE f.id = ${formId}`.execute(db);
+  const row = result.rows[0];
+  const raw = typeof row?.added === 'string' ? (JSON.parse(row.added) as unknown) : row?.added;
+  const added = (Array.isArray(raw) ? (raw as unknown[][]) : []).map(([id, matches, ...values]) => ({
+    id: Number(id),
+    matches: matches === true,
+    keys: values.map((v) => (v === null || v === undefined ? Infinity : Number(v))),
+  }));
+  return { ...versionParts(row), added };
+}
+
 /** Record texts for ids, in the order given (ids that vanished meanwhile are skipped). */
 export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<string[]> {
   if (ids.length === 0) return [];
+  const ascending = ids.every((id, n) => n === 0 || id > (ids[n - 1] ?? 0));
+  if (ascending) {
+    // Ids in order (the default order, or a page of it): one range scan of the form's live
+    // records, several times cheaper than a lookup per id.
+    const result = await sql<RecordRow>`SELECT ${recordColumns(baseUrl)} FROM instances i
+      WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND i.id >= ${ids[0]}::int AND i.id <= ${ids[ids.length - 1]}::int
+        AND i.id = ANY(${[...ids]}::int[])
+      ORDER BY i.id`.execute(db);
+    return result.rows.map(recordText);
+  }
   // One primary-key lookup per id, whatever the planner believes about the form's size (LIMIT 1
   // keeps the subquery from being merged into a join, which with stale statistics became a scan
   // of the whole form per page).
-  const result = await sql<{ record: string }>`SELECT r.record
+  const result = await sql<RecordRow>`SELECT r.*
     FROM unnest(${ids}::int[]) WITH ORDINALITY AS wanted(id, position)
-    CROSS JOIN LATERAL (SELECT ${recordText(baseUrl)} AS record FROM instances i
+    CROSS JOIN LATERAL (SELECT ${recordColumns(baseUrl)} FROM instances i
       WHERE i.id = wanted.id AND i.form_id = ${formId} AND i.deleted_at IS NULL LIMIT 1) r
     ORDER BY wanted.position`.execute(db);
-  return result.rows.map((r) => r.record);
+  return result.rows.map(recordText);
 }
 
 export async function countRecords(db: DbOrTx, formId: number, condition: RawBuilder<unknown>, submittedBy?: number): Promise<number> {
@@ -295,10 +370,10 @@ export async function countRecords(db: DbOrTx, formId: number, condition: RawBui
 }
 
 export async function findRecordText(db: DbOrTx, formId: number, instanceId: number, baseUrl: string): Promise<{ text: string; submittedBy: number | null } | undefined> {
-  const result = await sql<{ record: string; submitted_by: number | null }>`SELECT ${recordText(baseUrl)} AS record, i.submitted_by FROM instances i
+  const result = await sql<RecordRow & { submitted_by: number | null }>`SELECT ${recordColumns(baseUrl)}, i.submitted_by FROM instances i
     WHERE i.form_id = ${formId} AND i.id = ${instanceId} AND i.deleted_at IS NULL`.execute(db);
   const row = result.rows[0];
-  return row ? { text: row.record, submittedBy: row.submitted_by } : undefined;
+  return row ? { text: recordText(row), submittedBy: row.submitted_by } : undefined;
 }
 
 export async function findAttachment(db: DbOrTx, attachmentId: number): Promise<{ form_id: number; submitted_by: number | null; name: string; mimetype: string; blob: string } | undefined> {

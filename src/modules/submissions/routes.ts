@@ -160,7 +160,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
       if (download) return download;
       const page = await data.listRecords(request.ctx, request.params.pk, request.query, request.url);
       if (page.link) reply.header('link', page.link);
-      return reply.type('application/json; charset=utf-8').send(page.body);
+      return reply.type('application/json; charset=utf-8').send(Readable.from(page.chunks));
     },
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/labels', {
