@@ -61,51 +61,97 @@ export function keySegment(setName: string, id: string): string {
 /** Repeats to inline: '*' for all of them at every level, or by name, each with its own repeats to inline. */
 export type ExpandTree = '*' | ReadonlyMap<string, ExpandTree>;
 
-export interface EntityContext {
-  readonly expand: ExpandTree;
+/**
+ * The properties to write: all of them (true), or by name, each with its own choice below it (a
+ * group's answers). `__id`, parents' ids chosen by name, and navigation links are always written.
+ */
+export type Pick = true | ReadonlyMap<string, Pick>;
+
+/** The Pick of $select paths (undefined: everything). */
+export function pickOf(select: ReadonlyArray<readonly string[]> | undefined): Pick {
+  if (!select) return true;
+  const tree = new Map<string, Pick>();
+  for (const path of select) {
+    const [first, ...rest] = path;
+    if (first === undefined) continue;
+    const known = tree.get(first);
+    if (known === true) continue;
+    if (rest.length === 0) tree.set(first, true);
+    else {
+      const below = pickOf([rest]);
+      tree.set(first, known === undefined || below === true ? below : new Map([...known, ...(below as Map<string, Pick>)]));
+    }
+  }
+  return tree;
 }
 
-const NOTHING: ExpandTree = new Map();
+function pickOfName(pick: Pick, name: string): Pick | undefined {
+  return pick === true ? true : pick.get(name);
+}
+
+export interface EntityContext {
+  readonly expand: ExpandTree;
+  readonly pick: Pick;
+}
 
 function expandOf(tree: ExpandTree, name: string): ExpandTree | undefined {
   return tree === '*' ? '*' : tree.get(name);
 }
 
-/** An entity being written: its set, its id, and the ids from the record down to it. */
-interface Self {
-  readonly setName: string;
-  readonly chain: readonly string[];
+/** JSON keys, quoted once each. */
+const QUOTED = new Map<string, string>();
+function jsonKey(name: string): string {
+  let quoted = QUOTED.get(name);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(name)}:`;
+    if (QUOTED.size < 100_000) QUOTED.set(name, quoted);
+  }
+  return quoted;
 }
 
+/**
+ * Writes entities as JSON text directly (no object per entity and group to build and then
+ * serialise): the feed's pages are most of what it spends its time on.
+ */
 class EntityWriter {
-  fill(target: Record<string, unknown>, properties: readonly Property[], source: JsonObject, self: Self, expand: ExpandTree): void {
+  fields(out: string[], properties: readonly Property[], source: JsonObject, setName: string, chain: readonly string[], expand: ExpandTree, pick: Pick): void {
     for (const property of properties) {
+      if (property.kind === 'repeat') {
+        const inner = expandOf(expand, property.name);
+        if (inner !== undefined && pickOfName(pick, property.name) !== undefined) {
+          const rows = repeatItems(source, property.key).map((item, index) => this.row(property.entity, item, index, chain, inner, true));
+          out.push(`${jsonKey(property.name)}[${rows.join(',')}]`);
+        } else if (inner === undefined) {
+          out.push(jsonKey(`${property.name}@odata.navigationLink`) + JSON.stringify(`${keySegment(setName, chain[chain.length - 1] ?? '')}/${property.name}`));
+        }
+        continue;
+      }
+      const chosen = pickOfName(pick, property.name);
+      if (chosen === undefined) continue;
       if (property.kind === 'answer') {
-        target[property.name] = answerValue(property, source[property.key]);
-      } else if (property.kind === 'group') {
-        const group: Record<string, unknown> = {};
-        this.fill(group, property.properties, source, self, expand);
-        target[property.name] = group;
-      } else if (expandOf(expand, property.name) !== undefined) {
-        const inner = expandOf(expand, property.name) ?? NOTHING;
-        target[property.name] = repeatItems(source, property.key).map((item, index) => this.row(property.entity, item, index, self.chain, inner));
+        out.push(jsonKey(property.name) + JSON.stringify(answerValue(property, source[property.key])));
       } else {
-        target[`${property.name}@odata.navigationLink`] = `${keySegment(self.setName, self.chain[self.chain.length - 1] ?? '')}/${property.name}`;
+        const group: string[] = [];
+        this.fields(group, property.properties, source, setName, chain, expand, chosen);
+        out.push(`${jsonKey(property.name)}{${group.join(',')}}`);
       }
     }
   }
 
   /** A repeat item as a row; `chain` holds the ids of its parents, the record's first. */
-  row(entity: EntityModel, item: JsonObject, index: number, chain: readonly string[], expand: ExpandTree): Record<string, unknown> {
+  row(entity: EntityModel, item: JsonObject, index: number, chain: readonly string[], expand: ExpandTree, pick: Pick): string {
     const id = rowId(chain, entity, index);
-    const out: Record<string, unknown> = { __id: id };
+    const out = [jsonKey('__id') + JSON.stringify(id)];
     entity.parents.forEach((parent, i) => {
-      out[parentKeyName(parent)] = chain[i] ?? null;
+      const name = parentKeyName(parent);
+      if (pickOfName(pick, name) !== undefined) out.push(jsonKey(name) + JSON.stringify(chain[i] ?? null));
     });
-    this.fill(out, entity.properties, item, { setName: entity.setName, chain: [...chain, id] }, expand);
-    return out;
+    this.fields(out, entity.properties, item, entity.setName, [...chain, id], expand, pick);
+    return `{${out.join(',')}}`;
   }
 }
+
+const WRITER = new EntityWriter();
 
 function rowId(chain: readonly string[], entity: EntityModel, index: number): string {
   return `${chain[chain.length - 1] ?? ''}/${entity.key.split('/').pop() ?? ''}/${index + 1}`;
@@ -130,12 +176,13 @@ export interface RecordMeta {
   readonly version: string;
 }
 
-/** A stored record (its answers as stored, and its columns) as an entity of `Submissions`. */
-export function submissionEntity(root: EntityModel, answers: JsonObject, meta: RecordMeta, context: EntityContext): Record<string, unknown> {
+/** A stored record (its answers as stored, and its columns) as the JSON text of an entity of `Submissions`. */
+export function submissionText(root: EntityModel, answers: JsonObject, meta: RecordMeta, context: EntityContext): string {
   const id = `uuid:${meta.uuid}`;
-  const out: Record<string, unknown> = {
-    __id: id,
-    __system: {
+  const out = [jsonKey('__id') + JSON.stringify(id)];
+  const systemPick = pickOfName(context.pick, '__system');
+  if (systemPick !== undefined) {
+    const system: Record<string, unknown> = {
       submissionDate: meta.submitted,
       updatedAt: meta.modified,
       submitterName: meta.submitter,
@@ -146,35 +193,21 @@ export function submissionEntity(root: EntityModel, answers: JsonObject, meta: R
       edited: meta.edited,
       formVersion: answers['_version'] ?? meta.version,
       recordId: meta.id,
-    },
-  };
-  new EntityWriter().fill(out, root.properties, answers, { setName: root.setName, chain: [id] }, context.expand);
-  return out;
+    };
+    if (systemPick !== true) for (const name of Object.keys(system)) if (!systemPick.has(name)) delete system[name];
+    out.push(jsonKey('__system') + JSON.stringify(system));
+  }
+  WRITER.fields(out, root.properties, answers, root.setName, [id], context.expand, context.pick);
+  return `{${out.join(',')}}`;
 }
 
 /**
- * A repeat item as a row of its entity set: `positions` are the 1-based positions of the item
- * and of its enclosing repeats' items, from the record down.
+ * A repeat item as the JSON text of a row of its entity set: `positions` are the 1-based positions
+ * of the item and of its enclosing repeats' items, from the record down.
  */
-export function repeatRowEntity(entity: EntityModel, recordUuid: string, positions: readonly number[], item: JsonObject, context: EntityContext): Record<string, unknown> {
+export function repeatRowText(entity: EntityModel, recordUuid: string, positions: readonly number[], item: JsonObject, context: EntityContext): string {
   const levels = [...entity.parents.slice(1), entity];
   const chain = [`uuid:${recordUuid}`];
   for (const [index, level] of levels.slice(0, -1).entries()) chain.push(rowId(chain, level, (positions[index] ?? 1) - 1));
-  return new EntityWriter().row(entity, item, (positions[levels.length - 1] ?? 1) - 1, chain, context.expand);
-}
-
-/** Only the selected properties (paths through groups), in the entity's order; keys and navigation links stay. */
-export function selectProperties(entity: Record<string, unknown>, select: ReadonlyArray<readonly string[]>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(entity)) {
-    if (key === '__id' || key.includes('@odata.')) {
-      out[key] = value;
-      continue;
-    }
-    const wanted = select.filter((path) => path[0] === key);
-    if (wanted.length === 0) continue;
-    if (wanted.some((path) => path.length === 1) || !isObject(value)) out[key] = value;
-    else out[key] = selectProperties(value as Record<string, unknown>, wanted.map((path) => path.slice(1)));
-  }
-  return out;
+  return WRITER.row(entity, item, (positions[levels.length - 1] ?? 1) - 1, chain, context.expand, context.pick);
 }

@@ -66,7 +66,7 @@ export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead): Prom
       ${iso(sql`i.date_created`)} AS submitted, ${iso(sql`i.date_modified`)} AS modified,
       (SELECT username FROM users WHERE id = i.submitted_by) AS submitter,
       i.edited, i.media_count, i.total_media, i.status, i.version, ${termsColumn(read)} AS terms
-    FROM instances i WHERE ${where(scope, read)}
+    FROM instances i ${scope.joins} WHERE ${where(scope, read)}
     ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.execute(db);
   return result.rows;
 }
