@@ -22,6 +22,8 @@ import { scopeOf, type Scope } from './scope.ts';
 export const PAGE_SIZE = 10_000;
 /** Rows read per query while a page is written. */
 const CHUNK = 1000;
+/** The first chunk is smaller, so that writing starts sooner and the next read overlaps it. */
+const FIRST_CHUNK = 250;
 
 /** An OData error body (`{"error": {"code", "message"}}`), with the status and headers of the error it stands for. */
 export function odataError(status: number, message: string, headers: Readonly<Record<string, string>> = {}): AppError {
@@ -230,8 +232,10 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
   const limit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
   const head = `{"@odata.context":${JSON.stringify(contextUrl)}${count === undefined ? '' : `,"@odata.count":${count}`},"value":[`;
-  // Ordered by terms, a chunk is the whole page: each query sorts every match once.
-  const pages = pageRows(read, limit, terms.length === 0 ? CHUNK : limit, options.skiptoken, options.skiptoken ? 0 : options.skip);
+  // Ordered by an answer, a chunk is the whole page: each query sorts every match once. In the
+  // records' order or by a column (an index range from the keyset), chunks cost no more than a page.
+  const chunked = terms.length === 0 || terms[0]?.notNull === true;
+  const pages = pageRows(read, limit, chunked ? CHUNK : limit, options.skiptoken, options.skiptoken ? 0 : options.skip);
   async function* chunks(): AsyncGenerator<string> {
     yield head;
     let written = 0;
@@ -261,7 +265,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
  */
 async function* pageRows(read: ChunkReader, limit: number, chunk: number, start: SkipToken | undefined, skip: number): AsyncGenerator<PageRow[] | 'more'> {
   const fetch = (after: SkipToken | undefined, offset: number, written: number): { rows: Promise<PageRow[]>; wanted: number } => {
-    const wanted = Math.min(chunk, limit - written);
+    const wanted = Math.min(written === 0 ? Math.min(FIRST_CHUNK, chunk) : chunk, limit - written);
     // One more than wanted on the page's last chunk tells whether another page follows.
     const rows = read(after, wanted === limit - written ? wanted + 1 : wanted, offset);
     rows.catch(() => undefined); // awaited below; a client gone meanwhile must not leave it unhandled
