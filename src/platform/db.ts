@@ -1,6 +1,7 @@
 // Opens the database: PGlite in DATA_DIR by default, PostgreSQL through `pg` when DATABASE_URL is set.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import {
   Kysely,
   PostgresAdapter,
@@ -13,6 +14,7 @@ import {
 import pg from 'pg';
 import type { Schema } from './schema.ts';
 import { PGliteDriver } from './pglite-driver.ts';
+import { initialiseInChildProcess } from './pglite-init.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './dir-lock.ts';
 
 /**
@@ -81,6 +83,14 @@ function prepareMarkedStatements(client: pg.PoolClient): void {
   client.query = query as typeof client.query;
 }
 
+/**
+ * PostgreSQL's settings inside PGlite, sized for a small server. Its shared buffers live in the
+ * WebAssembly heap, which is written through at start and never shrinks: the default 128MB of
+ * them was most of the idle server's memory. Scans (exports) go through a small ring of buffers
+ * whatever this is, and the heap grows as far as maintenance_work_mem during an index build.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB', 'maintenance_work_mem=16MB'];
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     // No JIT compilation: it cost about 1.2 s at the start of a scan of 1,000,000 records (an
@@ -90,6 +100,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
+  // PostgreSQL's code runs as Liftoff's baseline WebAssembly only: optimising its hot functions
+  // on the side held 50-70 MB more for the life of the process (code, and the compilers' freed
+  // memory, which the C heap keeps), and ingest and CSV export cost the same CPU either way
+  // (bench/RESULTS.md, 2026-11-26). Set before PGlite compiles its module.
+  setFlagsFromString('--liftoff-only');
   const { PGlite, types } = await import('@electric-sql/pglite');
   let lock: DirectoryLock | undefined;
   let dataDir = options.pgliteDir;
@@ -97,9 +112,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     mkdirSync(dataDir, { recursive: true });
     if (options.lock !== false) lock = acquireDirectoryLock(dataDir);
     dataDir = join(dataDir, 'pgdata');
+    await initialiseInChildProcess(dataDir);
   }
   try {
     const pglite = await PGlite.create(dataDir, {
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
       parsers: { [types.BYTEA]: fastByteaParser(types.parsers[types.BYTEA]) },
       serializers: { [types.BYTEA]: fastByteaSerializer(types.serializers[types.BYTEA]) },
     });
