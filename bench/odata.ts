@@ -122,12 +122,27 @@ export async function main(args: string[]): Promise<void> {
       size = body.value.length;
     }
     const cpu = cpuSeconds(server.process.pid ?? 0) - cpu0;
+    // One record by key and its repeat's rows by navigation (the links each record carries).
+    const sample = (await get(`${service}/Submissions?$select=__id&$top=200&$skip=${Math.floor(total / 2)}`)).body.value as Array<{ __id: string }>;
+    const keyLatencies: number[] = [];
+    const keyCpu0 = cpuSeconds(server.process.pid ?? 0);
+    for (const { __id: id } of sample) {
+      keyLatencies.push((await get(`${service}/Submissions('${encodeURIComponent(id)}')`)).ms);
+      keyLatencies.push((await get(`${service}/Submissions('${encodeURIComponent(id)}')/member`)).ms);
+    }
+    const keyCpu = cpuSeconds(server.process.pid ?? 0) - keyCpu0;
     await reader.close();
     const sorted = Float64Array.from(latencies).sort();
     console.log('\n$filter (gender, hh_size ≥ 3, year of submission date) + $orderby submission date desc, $top=1000\n');
     printTable(
       ['requests', 'entities/page', 'p50 ms', 'p99 ms', 'server CPU ms/page'],
       [[latencies.length, size, percentile(sorted, 50).toFixed(1), percentile(sorted, 99).toFixed(1), ((cpu * 1000) / latencies.length).toFixed(1)]],
+    );
+    const keySorted = Float64Array.from(keyLatencies).sort();
+    console.log(`\nSubmissions('uuid:…') and Submissions('uuid:…')/member, ${sample.length} records from the middle\n`);
+    printTable(
+      ['requests', 'p50 ms', 'p99 ms', 'server CPU ms/request'],
+      [[keyLatencies.length, percentile(keySorted, 50).toFixed(1), percentile(keySorted, 99).toFixed(1), ((keyCpu * 1000) / Math.max(1, keyLatencies.length)).toFixed(2)]],
     );
   } finally {
     await server.stop();

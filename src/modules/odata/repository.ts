@@ -112,3 +112,9 @@ export async function countRows(db: DbOrTx, scope: Scope, rows: RowFilter): Prom
   const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances i ${scope.joins} WHERE ${where(scope, rows)}`.execute(db);
   return Number(result.rows[0]?.n ?? 0);
 }
+
+/** The `_id` of a live record by its uuid (the form's unique index), if the caller reads it. */
+export async function findRecordId(db: DbOrTx, rows: Pick<RowFilter, 'formId' | 'submittedBy'>, uuid: string): Promise<number | undefined> {
+  const result = await sql<{ id: number }>`SELECT i.id FROM instances i WHERE ${live(rows)} AND i.uuid = ${uuid}`.execute(db);
+  return result.rows[0]?.id;
+}

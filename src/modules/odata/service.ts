@@ -14,7 +14,7 @@ import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
 import { findProperty, odataModelOf, parentKeyName, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
 import { encodeSkipToken, OptionError, parseFeedOptions, type OrderItem, type SkipToken } from './options.ts';
-import { countRows, measureBatch, readRecords, readRepeatRows, type RowFilter, type RowRead } from './repository.ts';
+import { countRows, findRecordId, measureBatch, readRecords, readRepeatRows, type RowFilter, type RowRead } from './repository.ts';
 import { parseResource, ResourceNotFound, type Resource } from './resource.ts';
 import { scopeOf, type Scope } from './scope.ts';
 
@@ -127,9 +127,13 @@ interface PageRow {
 /** Reads up to `limit` rows after a keyset position (or, on a first page, from an offset). */
 type ChunkReader = (after: SkipToken | undefined, limit: number, offset: number) => Promise<PageRow[]>;
 
-/** The restriction of a key or navigation path: one record, and the items of its enclosing repeats. */
-function resourceConditions(scope: Scope, resource: Resource): { record: RawBuilder<unknown>; rows: RawBuilder<unknown> } {
-  const record = resource.uuid === undefined ? sql`TRUE` : sql`i.uuid = ${resource.uuid}`;
+/**
+ * The restriction of a key or navigation path: one record (by its `_id`, found first by its uuid,
+ * so that the planner reads one row whatever it believes about the form), and the items of its
+ * enclosing repeats.
+ */
+function resourceConditions(scope: Scope, resource: Resource, recordId: number | undefined): { record: RawBuilder<unknown>; rows: RawBuilder<unknown> } {
+  const record = recordId === undefined ? sql`TRUE` : sql`i.id = ${recordId}`;
   const parts = resource.positions.map((position, index) => sql`${scope.tiebreak[index + 1]} = ${position}`);
   return { record, rows: parts.length === 0 ? sql`TRUE` : sql.join(parts, sql` AND `) };
 }
@@ -178,7 +182,9 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   const context: EntityContext = { expand: options.expand, pick: pickOf(select) };
 
   const scope = scopeOf(entity, readsAnswers(options.filter, options.orderby));
-  const restriction = resourceConditions(scope, resource);
+  const recordId = resource.uuid === undefined ? undefined : await findRecordId(ctx.db, { formId: feed.formId, submittedBy: feed.submittedBy }, resource.uuid);
+  if (resource.uuid !== undefined && recordId === undefined) throw odataError(404, `No record uuid:${resource.uuid} is readable here.`);
+  const restriction = resourceConditions(scope, resource, recordId);
   const where = sql`${options.filter ? filterCondition(scope, options.filter, ctx.clock.now()) : sql`TRUE`} AND ${restriction.record} AND ${restriction.rows}`;
   const terms = orderTerms(scope, options.orderby);
   const order = orderClause(scope, terms);
