@@ -2,9 +2,13 @@
 // Runs every *.test.ts file under test/, src/ and packages/ with node's test runner.
 // Node 20's `node --test` takes no globs and silently passes when it finds no .ts files,
 // so the files are listed here explicitly and an empty list is an error.
-import { readdirSync, statSync } from 'node:fs';
+// For more than one file it first builds one migrated database (test/db-template.ts) that each
+// file's database starts from, instead of every file creating and migrating its own;
+// TEST_TEMPLATE=0 turns that off.
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const roots = ['test', 'src', 'packages'];
 const filter = process.argv.slice(2);
@@ -28,10 +32,49 @@ if (selected.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
 }
-const concurrency = process.env.TEST_CONCURRENCY ?? '1';
-const result = spawnSync(
+
+const env = { ...process.env, NODE_ENV: 'test' };
+const templateScript = join('test', 'db-template.ts');
+let templateDir;
+let template = {};
+if (selected.length > 1 && process.env.TEST_TEMPLATE !== '0') {
+  const started = Date.now();
+  templateDir = mkdtempSync(join(tmpdir(), 'gather-test-template-'));
+  const built = spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'build', templateDir], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (built.status !== 0) {
+    rmSync(templateDir, { recursive: true, force: true });
+    console.error('run-tests: building the migrated template database failed');
+    process.exit(1);
+  }
+  template = JSON.parse(built.stdout);
+  console.log(`run-tests: migrated template database built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function dropTemplate() {
+  const name = template.GATHER_TEST_PG_TEMPLATE;
+  if (name) spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'drop', name], { env, stdio: 'inherit' });
+  if (templateDir) rmSync(templateDir, { recursive: true, force: true });
+}
+
+// Two files at a time: one file's sleeps, timeouts and child processes leave a core idle.
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// TEST_TIMINGS=FILE also writes each test file's time there (scripts/test-timings.mjs).
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+if (process.env.TEST_TIMINGS) {
+  reporters.push('--test-reporter=./scripts/test-timings.mjs', `--test-reporter-destination=${process.env.TEST_TIMINGS}`);
+}
+const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...selected],
+  { stdio: 'inherit', env: { ...env, ...template } },
 );
-process.exit(result.status ?? 1);
+// Ctrl-C reaches the test runner too (same process group); wait for it, then clean up.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  dropTemplate();
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -25,12 +25,20 @@ export interface Runtime {
 
 export async function openRuntime(
   config: Config,
-  options: { pgliteDir?: string; clock?: Clock; log?: (line: string) => void; mailer?: Mailer } = {},
+  options: {
+    pgliteDir?: string;
+    /** A dumped, migrated PGlite data directory to start from (tests); migrations still run after. */
+    pgliteTemplate?: Blob | undefined;
+    clock?: Clock;
+    log?: (line: string) => void;
+    mailer?: Mailer;
+  } = {},
 ): Promise<Runtime> {
   if (config.databaseUrl) await ensurePostgresDatabase(config.databaseUrl, options.log);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     pgliteDir: options.pgliteDir ?? join(config.dataDir),
+    pgliteTemplate: options.pgliteTemplate,
   });
   try {
     await migrate(database.db, options.log);

@@ -9,6 +9,7 @@ import type { AppDeps } from '../src/context.ts';
 import { openRuntime, type Runtime } from '../src/runtime.ts';
 import type { Clock } from '../src/platform/clock.ts';
 import { MemoryMailer } from '../src/platform/mailer.ts';
+import { pgliteTemplateBlob, postgresTemplateName } from './db-template.ts';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -30,13 +31,18 @@ export class TestClock implements Clock {
   }
 }
 
+/**
+ * A new database on the PostgreSQL server: a copy of the run's migrated template when
+ * scripts/run-tests.mjs made one (see db-template.ts), else an empty one that the app migrates.
+ */
 export async function createPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `gather_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new URL(serverUrl);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
+  const template = postgresTemplateName();
+  await client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await client.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
@@ -66,7 +72,7 @@ export async function startTestServer(overrides: Record<string, string> = {}): P
   const config: Config = loadConfig(env);
   const clock = new TestClock();
   const mailer = new MemoryMailer();
-  const runtime = await openRuntime(config, { pgliteDir: 'memory://', clock, mailer });
+  const runtime = await openRuntime(config, { pgliteDir: 'memory://', pgliteTemplate: await pgliteTemplateBlob(), clock, mailer });
   const app = await buildApp(runtime.deps);
   await app.ready();
   return {
@@ -143,7 +149,7 @@ export async function startTestDatabase(overrides: Record<string, string> = {}):
     ...overrides,
   });
   const clock = new TestClock();
-  const runtime = await openRuntime(config, { pgliteDir: 'memory://', clock });
+  const runtime = await openRuntime(config, { pgliteDir: 'memory://', pgliteTemplate: await pgliteTemplateBlob(), clock });
   return {
     deps: runtime.deps,
     runtime,

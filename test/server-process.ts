@@ -1,12 +1,13 @@
 // A real Gather server in its own process, for tests that kill it: the same entry point as
 // `npm start`, on a PGlite data directory or on a fresh PostgreSQL database (when DATABASE_URL is set).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase } from './helpers.ts';
+import { PGLITE_TEMPLATE_ENV } from './db-template.ts';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -38,9 +39,24 @@ export interface ServerStorage {
   remove(): Promise<void>;
 }
 
+/**
+ * Unpacks the run's migrated PGlite template (see db-template.ts) where the server will look for
+ * its database, so that its first start skips initdb; without a template it runs initdb itself.
+ */
+function seedPgliteDataDir(dataDir: string): void {
+  const template = process.env[PGLITE_TEMPLATE_ENV];
+  if (!template) return;
+  const pgdata = join(dataDir, 'pgdata');
+  mkdirSync(pgdata);
+  // The tarball names its members from `/`; tar makes them relative to -C (and says so on stderr).
+  const untar = spawnSync('tar', ['-xf', template, '-C', pgdata], { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (untar.status !== 0) throw new Error(`unpacking the template database failed: ${untar.stderr.toString()}`);
+}
+
 export async function createServerStorage(): Promise<ServerStorage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-process-'));
   const serverUrl = process.env['DATABASE_URL'];
+  if (!serverUrl) seedPgliteDataDir(dataDir);
   const pgDb = serverUrl ? await createPostgresDatabase(serverUrl) : undefined;
   return {
     dataDir,

@@ -60,6 +60,11 @@ export interface DatabaseOptions {
   /** Refuse to open a PGlite directory that another process holds. */
   lock?: boolean;
   poolSize?: number;
+  /**
+   * A PGlite data directory dumped by `dumpDataDir`, loaded instead of running initdb (the test
+   * suite starts each file from one migrated template). Only into a directory with no database.
+   */
+  pgliteTemplate?: Blob | undefined;
 }
 
 // int8 (count(*), sums) as JS numbers on pg, as PGlite already returns them.
@@ -112,11 +117,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     mkdirSync(dataDir, { recursive: true });
     if (options.lock !== false) lock = acquireDirectoryLock(dataDir);
     dataDir = join(dataDir, 'pgdata');
-    await initialiseInChildProcess(dataDir);
+    if (!options.pgliteTemplate) await initialiseInChildProcess(dataDir);
   }
   try {
     const pglite = await PGlite.create(dataDir, {
       startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
+      ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}),
       parsers: { [types.BYTEA]: fastByteaParser(types.parsers[types.BYTEA]) },
       serializers: { [types.BYTEA]: fastByteaSerializer(types.serializers[types.BYTEA]) },
     });
