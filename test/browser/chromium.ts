@@ -26,7 +26,7 @@ export interface Browsing {
   readonly page: Page;
   /** Script errors and Content-Security-Policy refusals seen so far. */
   readonly errors: string[];
-  /** Requests to anywhere but `origin`, and requests that failed. */
+  /** Requests to anywhere but `origin`, and requests that failed (other than ones the page cancelled). */
   readonly outside: string[];
   close(): Promise<void>;
 }
@@ -43,7 +43,10 @@ export async function browse(origin: string, viewport = { width: 1280, height: 8
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
   });
-  page.on('requestfailed', (request) => outside.push(`failed: ${request.url()}`));
+  // A request the page itself cancels by navigating away (ERR_ABORTED) is no failure.
+  page.on('requestfailed', (request) => {
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED') outside.push(`failed: ${request.url()}`);
+  });
   page.on('request', (request) => {
     const url = request.url();
     if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
