@@ -57,3 +57,21 @@ export function submissionBody(xml: string): { body: Buffer; contentType: string
   );
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+/** Publishes the bench form for the account of `authorization` (a Token or Basic header value). */
+export async function publishBenchForm(baseUrl: string, authorization: string): Promise<number> {
+  const form = new FormData();
+  form.append('xls_file', new Blob([readFileSync(BENCH_FORM)]), 'bench_household.xlsx');
+  const res = await fetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization }, body: form });
+  if (res.status !== 201) throw new Error(`publishing the bench form failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { formid: number }).formid;
+}
+
+/** The bench form of a kept database (published when missing): its id, how many records it holds and its project's URL. */
+export async function keptBenchForm(baseUrl: string, authorization: string): Promise<{ formId: number; stored: number; project: string }> {
+  const headers = { authorization };
+  const listed = (await (await fetch(`${baseUrl}/api/v1/forms`, { headers })).json()) as Array<{ formid: number; id_string: string }>;
+  const formId = listed.find((f) => f.id_string === 'bench_household')?.formid ?? (await publishBenchForm(baseUrl, authorization));
+  const form = (await (await fetch(`${baseUrl}/api/v1/forms/${formId}`, { headers })).json()) as { num_of_submissions: number; project: string };
+  return { formId, stored: form.num_of_submissions, project: form.project };
+}

@@ -3,24 +3,13 @@
 // next), over `records` (default 100,000) submissions of the bench form on PostgreSQL, and prints
 // ms per page for the first and last pages, the total, and the server's CPU per page.
 // Target (issue 21): the last pages cost what the first do (keyset paging, no OFFSET).
-import { readFileSync } from 'node:fs';
-import { fetch as undiciFetch, Pool } from 'undici';
+import { Pool } from 'undici';
 import { createAccount, postgresAvailable, printTable, startServer } from './_server.ts';
-import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { benchInstance, submissionBody, keptBenchForm } from './_instances.ts';
 import { cpuSeconds, loadAverage, machineCheckMs } from './_proc.ts';
 
 const PAGE = 100;
 
-async function publish(baseUrl: string, token: string): Promise<number> {
-  const b = '----bc';
-  const body = Buffer.concat([
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    readFileSync(BENCH_FORM),
-    Buffer.from(`\r\n--${b}--\r\n`),
-  ]);
-  const res = await undiciFetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${b}` }, body });
-  return ((await res.json()) as { formid: number }).formid;
-}
 
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
@@ -37,10 +26,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     const token = await createAccount(server.baseUrl, 'benchuser', { mayExist: true });
     const headers = { authorization: `Token ${token}` };
-    const listed = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms`, { headers })).json()) as Array<{ formid: number; id_string: string }>;
-    const formId = listed.find((f) => f.id_string === 'bench_household')?.formid ?? (await publish(server.baseUrl, token));
-    const form = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms/${formId}`, { headers })).json()) as { num_of_submissions: number };
-    const stored = form.num_of_submissions;
+    const { stored } = await keptBenchForm(server.baseUrl, headers.authorization);
     const pool = new Pool(server.baseUrl, { connections: 16 });
     const loadStart = performance.now();
     let next = stored;

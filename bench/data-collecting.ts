@@ -5,11 +5,10 @@
 //   2. every record in one response, and then through pages of 10,000
 //      (targets: peak RSS ≤ 300 MB answering all in one; all pages ≤ 2 s).
 // The server's CPU per unit of work is printed beside wall time: the machine is shared.
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { fetch as undiciFetch, Pool } from 'undici';
 import { createAccount, percentile, POSTGRES_SERVER, postgresAvailable, printTable, startServer } from './_server.ts';
-import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { benchInstance, submissionBody, keptBenchForm } from './_instances.ts';
 import { cpuSeconds, loadAverage, machineCheckMs, peakRssMb, resetPeakRss } from './_proc.ts';
 
 const DATABASE = 'gather_bench_data_collecting';
@@ -29,16 +28,6 @@ async function copyLoadedDatabase(fresh: boolean): Promise<void> {
   }
 }
 
-async function publish(baseUrl: string, token: string): Promise<number> {
-  const b = '----dc';
-  const body = Buffer.concat([
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    readFileSync(BENCH_FORM),
-    Buffer.from(`\r\n--${b}--\r\n`),
-  ]);
-  const res = await undiciFetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${b}` }, body });
-  return ((await res.json()) as { formid: number }).formid;
-}
 
 async function submit(pool: Pool, token: string, n: number): Promise<void> {
   const { body, contentType } = submissionBody(benchInstance(n));
@@ -125,9 +114,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     const token = await createAccount(server.baseUrl, 'benchuser', { mayExist: true });
     const headers = { authorization: `Token ${token}` };
-    const listed = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms`, { headers })).json()) as Array<{ formid: number; id_string: string }>;
-    const formId = listed.find((f) => f.id_string === 'bench_household')?.formid ?? (await publish(server.baseUrl, token));
-    const stored = ((await (await undiciFetch(`${server.baseUrl}/api/v1/forms/${formId}`, { headers })).json()) as { num_of_submissions: number }).num_of_submissions;
+    const { formId, stored } = await keptBenchForm(server.baseUrl, headers.authorization);
     const counter = { next: stored };
     if (stored < records) {
       const pool = new Pool(server.baseUrl, { connections: 16 });

@@ -1,21 +1,10 @@
 // `npm run bench -- data-query [records] [seconds]`: GET /api/v1/data/{pk} with a `query` on an answer,
 // `sort` on _submission_time and pages of 1,000, over 100,000 stored records, on PostgreSQL.
 // Target (issue 5): p99 ≤ 50 ms per page of 1,000.
-import { readFileSync } from 'node:fs';
 import { fetch as undiciFetch, Pool } from 'undici';
 import { createAccount, postgresAvailable, printTable, startServer } from './_server.ts';
-import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { benchInstance, submissionBody, keptBenchForm } from './_instances.ts';
 
-async function publish(baseUrl: string, token: string): Promise<number> {
-  const b = '----dq';
-  const body = Buffer.concat([
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    readFileSync(BENCH_FORM),
-    Buffer.from(`\r\n--${b}--\r\n`),
-  ]);
-  const res = await undiciFetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${b}` }, body });
-  return ((await res.json()) as { formid: number }).formid;
-}
 
 export async function main(args: string[]): Promise<void> {
   const records = Number(args[0] ?? 100_000);
@@ -31,10 +20,7 @@ export async function main(args: string[]): Promise<void> {
   const server = await startServer('postgres', 19_000, { WORKERS: '0' }, [], fresh ? {} : { keepDatabase: database });
   try {
     const token = await createAccount(server.baseUrl, 'benchuser', { mayExist: true });
-    const listed = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms`, { headers: { authorization: `Token ${token}` } })).json()) as Array<{ formid: number; id_string: string }>;
-    const formId = listed.find((f) => f.id_string === 'bench_household')?.formid ?? (await publish(server.baseUrl, token));
-    const form = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms/${formId}`, { headers: { authorization: `Token ${token}` } })).json()) as { num_of_submissions: number };
-    const stored = form.num_of_submissions;
+    const { formId, stored } = await keptBenchForm(server.baseUrl, `Token ${token}`);
     // Load the missing records through the real submission endpoint.
     const pool = new Pool(server.baseUrl, { connections: 16 });
     const loadStart = performance.now();

@@ -3,23 +3,12 @@
 // a feed), and one $filter + $orderby page repeated (p50/p99), with the server's CPU per page.
 // `--page=n` asks for pages of n (`Prefer: odata.maxpagesize=n`; the server's own size caps it).
 // Targets (issue 22): all 100,000 records paged in ≤ 5 s; p99 ≤ 50 ms per filtered page.
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { fetch as undiciFetch, Pool } from 'undici';
+import { Pool } from 'undici';
 import { createAccount, percentile, postgresAvailable, printTable, startServer } from './_server.ts';
-import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { benchInstance, submissionBody, keptBenchForm } from './_instances.ts';
 import { cpuSeconds, machineCheckMs } from './_proc.ts';
 
-async function publish(baseUrl: string, token: string): Promise<number> {
-  const b = '----odata';
-  const body = Buffer.concat([
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    readFileSync(BENCH_FORM),
-    Buffer.from(`\r\n--${b}--\r\n`),
-  ]);
-  const res = await undiciFetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${b}` }, body });
-  return ((await res.json()) as { formid: number }).formid;
-}
 
 async function seed(baseUrl: string, token: string, stored: number, records: number): Promise<number> {
   const pool = new Pool(baseUrl, { connections: 16 });
@@ -62,10 +51,7 @@ export async function main(args: string[]): Promise<void> {
   try {
     const token = await createAccount(server.baseUrl, 'benchuser', { mayExist: true });
     const headers = { authorization: `Token ${token}` };
-    const listed = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms`, { headers })).json()) as Array<{ formid: number; id_string: string }>;
-    const formId = listed.find((f) => f.id_string === 'bench_household')?.formid ?? (await publish(server.baseUrl, token));
-    const form = (await (await undiciFetch(`${server.baseUrl}/api/v1/forms/${formId}`, { headers })).json()) as { num_of_submissions: number };
-    const stored = form.num_of_submissions;
+    const { formId, stored } = await keptBenchForm(server.baseUrl, headers.authorization);
     const loadSeconds = stored < records ? await seed(server.baseUrl, token, stored, records) : 0;
     if (args.includes('--seed-only')) {
       console.log(`odata: ${Math.max(stored, records)} records in ${database} (${Math.max(0, records - stored)} loaded in ${loadSeconds.toFixed(1)} s)`);

@@ -13,22 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import pg from 'pg';
 import { createAccount, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
-import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
+import { benchInstance, submissionBody, publishBenchForm } from './_instances.ts';
 import { cpuSeconds, loadAverage } from './_proc.ts';
 
 const CONCURRENCY = 32;
 
-async function publishBenchForm(baseUrl: string, token: string): Promise<number> {
-  const boundary = '----benchform';
-  const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="xls_file"; filename="bench_household.xlsx"\r\nContent-Type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet\r\n\r\n`),
-    readFileSync(BENCH_FORM),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  const res = await fetch(`${baseUrl}/api/v1/forms`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
-  if (res.status !== 201) throw new Error(`publish failed ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { formid: number }).formid;
-}
 
 /** The receiver: when each record (by instanceID) first arrived, and how many deliveries came. */
 async function startReceiver(): Promise<{ url: string; arrivals: Map<string, number>; deliveries: () => number; close: () => void }> {
@@ -170,7 +159,7 @@ export async function main(args: string[]): Promise<void> {
       try {
         const pid = server.process.pid ?? 0;
         const token = await createAccount(server.baseUrl, 'benchuser');
-        const formId = await publishBenchForm(server.baseUrl, token);
+        const formId = await publishBenchForm(server.baseUrl, `Token ${token}`);
         if (withService) {
           const res = await fetch(`${server.baseUrl}/api/v1/restservices`, {
             method: 'POST',
