@@ -4,7 +4,7 @@
 // as the client, exchanges the code and calls the API with the Bearer token.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,22 +12,9 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createUser, startTestServer, type TestServer } from '../helpers.ts';
 import { basicAuth, formBody, tokenRequest } from '../oauth-client.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, skipWithoutChromium as skip } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-// Without these the network-less machine floods with refused connections (updates, sync, QUIC).
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const missing = !existsSync(CHROMIUM);
-const skip = missing && !process.env['CI'] ? `${CHROMIUM} is missing (apt-get install chromium chromium-driver); CI would fail here` : false;
+const missing = chromiumMissing;
 
 let server: TestServer;
 let gather: string;

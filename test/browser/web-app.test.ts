@@ -5,7 +5,7 @@
 // tablet width, a project, the two errors) go to test-results/screenshots/ for a reviewer.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,23 +13,11 @@ import { chromium, type Page } from 'playwright-core';
 import { createUser, startTestServer, type TestServer } from '../helpers.ts';
 import { csvForm } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumMissing, skipWithoutChromium as skip } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-// Without these the network-less machine floods with refused connections (updates, sync, QUIC).
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
-const missing = !existsSync(CHROMIUM);
-const skip = missing && !process.env['CI'] ? `${CHROMIUM} is missing (apt-get install chromium chromium-driver); CI would fail here` : false;
+const missing = chromiumMissing;
 
 let server: TestServer;
 let gather: string;
