@@ -1,6 +1,9 @@
 // Test harness: a real database (in-memory PGlite, or a fresh database on the PostgreSQL server
 // named by DATABASE_URL), the real app, and requests through Fastify's inject (full HTTP handling).
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -210,4 +213,46 @@ export async function postSubmission(
     ...media.map((m) => ({ name: m.name, fileName: m.name, content: m.content, contentType: m.type })),
   ]);
   return app.inject({ method: 'POST', url, payload: body.payload, headers: { ...headers, ...body.headers } });
+}
+
+/** A server on a data directory (and database) that outlives it, as a restarted process sees them. */
+export interface ReopenableServer {
+  readonly app: FastifyInstance;
+  readonly runtime: Runtime;
+  readonly deps: AppDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Where a restart test keeps its data: a fresh directory and, when DATABASE_URL is set, a fresh
+ * database on that server. `open` starts a server on them (again after `close`), `remove` ends both.
+ */
+export async function restartableStorage(prefix: string): Promise<{
+  open(overrides?: Record<string, string>): Promise<ReopenableServer>;
+  remove(): Promise<void>;
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const serverUrl = process.env['DATABASE_URL'];
+  const database = serverUrl ? await createPostgresDatabase(serverUrl) : undefined;
+  return {
+    open: async (overrides = {}) => {
+      const config = loadConfig({ DATA_DIR: dataDir, SECRET_KEY: 'test-secret-key', BASE_URL: 'http://testserver', ...(database ? { DATABASE_URL: database.url } : {}), ...overrides });
+      const runtime = await openRuntime(config, { pgliteDir: join(dataDir, 'db'), clock: new TestClock() });
+      const app = await buildApp(runtime.deps);
+      await app.ready();
+      return {
+        app,
+        runtime,
+        deps: runtime.deps,
+        close: async () => {
+          await app.close();
+          await runtime.close();
+        },
+      };
+    },
+    remove: async () => {
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

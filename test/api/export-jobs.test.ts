@@ -6,13 +6,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
-import { basic, createUser, multipart, startTestServer, TestClock, type TestServer, type TestUser } from '../helpers.ts';
+import { basic, createUser, multipart, startTestServer, type TestServer, type TestUser, restartableStorage } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
 import { buildJobRegistry } from '../../src/jobs/handlers.ts';
 import type { AppDeps } from '../../src/context.ts';
@@ -280,53 +276,11 @@ describe('export_async and Export records', () => {
 
 // ---------------------------------------------------------------- restart
 
-interface Instance {
-  app: FastifyInstance;
-  runtime: Runtime;
-  close(): Promise<void>;
-}
-
-async function openInstance(dataDir: string, databaseUrl: string | undefined): Promise<Instance> {
-  const config = loadConfig({ DATA_DIR: dataDir, SECRET_KEY: 'test-secret-key', BASE_URL: 'http://testserver', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-  const runtime = await openRuntime(config, { pgliteDir: join(dataDir, 'db'), clock: new TestClock() });
-  const app = await buildApp(runtime.deps);
-  await app.ready();
-  return {
-    app,
-    runtime,
-    close: async () => {
-      await app.close();
-      await runtime.close();
-    },
-  };
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const admin = new URL(process.env['DATABASE_URL'] ?? '');
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('export jobs across a restart', () => {
   test('a job enqueued before the server stopped runs after a new server starts on the same data', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gather-export-restart-'));
-    let databaseUrl: string | undefined;
-    let dbName: string | undefined;
-    if (process.env['DATABASE_URL']) {
-      dbName = `gather_test_restart_${process.pid}_${Date.now()}`;
-      await adminQuery(`CREATE DATABASE ${dbName}`);
-      const url = new URL(process.env['DATABASE_URL']);
-      url.pathname = `/${dbName}`;
-      databaseUrl = url.toString();
-    }
+    const storage = await restartableStorage('gather-export-restart-');
     try {
-      const first = await openInstance(dataDir, databaseUrl);
+      const first = await storage.open();
       const bob = await createUser(first.app, 'bob');
       const formId = await publish(first.app, bob);
       await submit(first.app, bob, 'Before restart');
@@ -335,7 +289,7 @@ describe('export jobs across a restart', () => {
       assert.ok(jobUuid, start.body);
       await first.close();
 
-      const second = await openInstance(dataDir, databaseUrl);
+      const second = await storage.open();
       try {
         const poll = () => second.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}/export_async?job_uuid=${jobUuid}`, headers: bob.auth });
         assert.equal((await poll()).json().job_status, 'PENDING');
@@ -349,8 +303,7 @@ describe('export jobs across a restart', () => {
         await second.close();
       }
     } finally {
-      if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      rmSync(dataDir, { recursive: true, force: true });
+      await storage.remove();
     }
   });
 });

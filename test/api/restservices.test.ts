@@ -10,15 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
-import { basic, createUser, multipart, publishForm, postSubmission, startTestServer, TestClock, type TestServer, type TestUser } from '../helpers.ts';
+import { basic, createUser, multipart, publishForm, postSubmission, startTestServer, type TestServer, type TestUser, restartableStorage } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { openRuntime, type Runtime } from '../../src/runtime.ts';
 import { startRestDeliveries, type RestDeliveries } from '../../src/modules/restservices/delivery.ts';
-import type { AppDeps } from '../../src/context.ts';
 import { readRows, stageImport, type ImportTarget } from '../../src/modules/imports/pipeline.ts';
 import { beginPublish, finishPublish } from '../../src/modules/imports/publish.ts';
 import { findFormDefinition, findLiveForm } from '../../src/modules/forms/repository.ts';
@@ -337,58 +332,13 @@ describe('refusing private service URLs', () => {
 
 // ---------------------------------------------------------------- restart
 
-interface Instance {
-  app: FastifyInstance;
-  runtime: Runtime;
-  deps: AppDeps;
-  close(): Promise<void>;
-}
-
-async function openInstance(dataDir: string, databaseUrl: string | undefined): Promise<Instance> {
-  const config = loadConfig({
-    DATA_DIR: dataDir, SECRET_KEY: 'test-secret-key', BASE_URL: 'http://testserver', ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  });
-  const runtime = await openRuntime(config, { pgliteDir: join(dataDir, 'db'), clock: new TestClock() });
-  const app = await buildApp(runtime.deps);
-  await app.ready();
-  return {
-    app, runtime, deps: runtime.deps,
-    close: async () => {
-      await app.close();
-      await runtime.close();
-    },
-  };
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const admin = new URL(process.env['DATABASE_URL'] ?? '');
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('REST service deliveries across a restart', () => {
   test('records queued before the server stopped are delivered by the next one', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'gather-restservices-restart-'));
+    const storage = await restartableStorage('gather-restservices-restart-');
     const receiver = new Receiver();
     await receiver.listen();
-    let databaseUrl: string | undefined;
-    let dbName: string | undefined;
-    if (process.env['DATABASE_URL']) {
-      dbName = `gather_test_rest_restart_${process.pid}_${Date.now()}`;
-      await adminQuery(`CREATE DATABASE ${dbName}`);
-      const url = new URL(process.env['DATABASE_URL']);
-      url.pathname = `/${dbName}`;
-      databaseUrl = url.toString();
-    }
     try {
-      const first = await openInstance(dataDir, databaseUrl);
+      const first = await storage.open({ ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2' });
       const bob = await createUser(first.app, 'bob');
       const formId = await publishForm(first.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
       const res = await first.app.inject({
@@ -407,7 +357,7 @@ describe('REST service deliveries across a restart', () => {
       await firstDeliveries.stop();
       await first.close();
 
-      const second = await openInstance(dataDir, databaseUrl);
+      const second = await storage.open({ ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2' });
       const secondDeliveries = startRestDeliveries(second.deps, { log: quiet, pollMs: 50 });
       try {
         await waitFor('all eight records', () => new Set(receiver.at('/restart').map((r) => (JSON.parse(r.body) as Record<string, unknown>)['_uuid'])).size === 8, 15_000);
@@ -419,8 +369,7 @@ describe('REST service deliveries across a restart', () => {
       }
     } finally {
       await receiver.close();
-      if (dbName) await adminQuery(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      rmSync(dataDir, { recursive: true, force: true });
+      await storage.remove();
     }
   });
 });
