@@ -3,40 +3,17 @@
 // a record whose answer was lost on the way and is sent again is answered 202 (a duplicate) and
 // stored once. A record the server refuses stays, with the server's reason, until the person
 // discards it: nothing finished is dropped silently.
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { keptFile, openDeviceStore as open, type WaitingRecord } from './device-store.ts';
 import { submit, type SubmissionResult } from './server.ts';
 
-export interface WaitingRecord {
-  readonly id?: number;
-  readonly formId: number;
-  readonly instance: Blob;
-  readonly attachments: readonly { readonly name: string; readonly type: string; readonly blob: Blob }[];
-  readonly savedAt: string;
-  /** The server's reason when it refused the record (it stays until discarded). */
-  readonly refused?: string;
-}
-
-interface OutboxSchema extends DBSchema {
-  records: { key: number; value: WaitingRecord; indexes: { formId: number } };
-}
-
-let database: Promise<IDBPDatabase<OutboxSchema>> | undefined;
-
-function open(): Promise<IDBPDatabase<OutboxSchema>> {
-  database ??= openDB<OutboxSchema>('gather-web-forms', 1, {
-    upgrade(db) {
-      db.createObjectStore('records', { keyPath: 'id', autoIncrement: true }).createIndex('formId', 'formId');
-    },
-  });
-  return database;
-}
+export type { WaitingRecord };
 
 /** Keeps a finished record on this device. */
 export async function keep(formId: number, instance: File, attachments: readonly File[]): Promise<void> {
   const record: WaitingRecord = {
     formId,
     instance: new Blob([instance], { type: instance.type || 'text/xml' }),
-    attachments: attachments.map((file) => ({ name: file.name, type: file.type, blob: new Blob([file], { type: file.type }) })),
+    attachments: attachments.map(keptFile),
     savedAt: new Date().toISOString(),
   };
   await (await open()).add('records', record);
