@@ -31,10 +31,23 @@ export interface Browsing {
   close(): Promise<void>;
 }
 
+export interface BrowseOptions {
+  readonly viewport?: { readonly width: number; readonly height: number };
+  /** The browser's language (navigator.languages and Accept-Language), e.g. `fr-FR`. */
+  readonly locale?: string;
+}
+
 /** A fresh browser profile with one page, recording script errors and requests that leave `origin`. */
-export async function browse(origin: string, viewport = { width: 1280, height: 800 }): Promise<Browsing> {
+export async function browse(origin: string, options: BrowseOptions = {}): Promise<Browsing> {
   const profile = mkdtempSync(join(tmpdir(), 'gather-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport });
+  const viewport = options.viewport ?? { width: 1280, height: 800 };
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+    ...(options.locale ? { locale: options.locale } : {}),
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(20_000);
   const errors: string[] = [];

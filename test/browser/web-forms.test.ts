@@ -1,8 +1,8 @@
 // The web forms in a real browser (ODK Web Forms in headless Chromium): a form is filled and sent
 // anonymously on an account that does not require auth, with a photo; the same answers come back
-// from the data API; a preview stores nothing; a draft survives a reload; the owner edits a record
-// (history keeps the first version); an account that requires auth sends an anonymous visitor to
-// sign in.
+// from the data API; a preview stores nothing; a draft survives a reload; the page speaks French
+// to a French browser; the owner edits a record (history keeps the first version); an account
+// that requires auth sends an anonymous visitor to sign in.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -179,6 +179,48 @@ test('a draft survives a reload: resumed, it is sent once as a new record with i
     await page.reload();
     await name.waitFor();
     assert.equal(await page.getByRole('button', { name: 'Resume draft' }).count(), 0);
+    assert.deepEqual(browsing.errors, []);
+  } finally {
+    await browsing.close();
+  }
+});
+
+const DATED_FORM = [
+  'survey,,,',
+  ',type,name,label',
+  ',text,observer,Observer',
+  ',date,seen_on,Date seen',
+  'settings,,,',
+  ',form_id,form_title,',
+  ',sighting,Sighting,',
+  '',
+].join('\n');
+
+test('the page speaks the browser’s language (French here), and so does the date picker', { skip, timeout: 180_000 }, async () => {
+  const dated = await publishForm(server.app, owner, formFile(DATED_FORM, 'sighting.csv'));
+  const browsing = await browse(gather, { locale: 'fr-FR' });
+  try {
+    const { page } = browsing;
+    await page.goto(`${gather}/forms/${dated}/fill`);
+    await page.getByRole('textbox', { name: /Observer/ }).fill('Awino');
+    assert.equal(await page.evaluate('document.documentElement.lang'), 'fr');
+    // PrimeVue's date picker, under ODK Web Forms: French names, French words, day/month/year.
+    const today = new Date();
+    await page.locator('.p-datepicker-input').click();
+    const month = page.getByRole('button', { name: 'Choisir le mois' });
+    assert.equal(await month.textContent(), new Intl.DateTimeFormat('fr-FR', { month: 'long' }).format(today));
+    // The week starts on Monday in France.
+    assert.equal(await page.locator('.p-datepicker-weekday').first().textContent(), 'lu');
+    await page.getByRole('button', { name: 'Aujourd’hui' }).click();
+    const shown = new Intl.DateTimeFormat('fr-FR', { day: '2-digit', month: '2-digit', year: 'numeric' }).format(today);
+    assert.equal(await page.locator('.p-datepicker-input').inputValue(), shown);
+    await page.getByRole('status').filter({ hasText: 'Brouillon enregistré sur cet appareil' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Fiche envoyée.' }).waitFor();
+    const [row] = await recordsOf(owner, dated);
+    const iso = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    assert.equal(row?.['seen_on'], iso);
+    assert.equal(row?.['observer'], 'Awino');
     assert.deepEqual(browsing.errors, []);
   } finally {
     await browsing.close();

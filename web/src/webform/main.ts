@@ -2,6 +2,11 @@
 import { createApp } from 'vue';
 import { webFormsPlugin } from '@getodk/web-forms';
 import WebFormPage from './WebFormPage.vue';
+import { browserLanguages, language, messages } from './messages.ts';
+import { localizeWidgets } from './widget-locale.ts';
 import './webform.css';
 
-createApp(WebFormPage).use(webFormsPlugin).mount('#webform');
+document.documentElement.lang = language;
+const app = createApp(WebFormPage).use(webFormsPlugin);
+localizeWidgets(app, browserLanguages()[0] ?? language, messages.widgets);
+app.mount('#webform');

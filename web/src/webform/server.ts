@@ -3,6 +3,7 @@
 // data API. The browser's session cookie authenticates them, with the CSRF token on the post; a
 // caller without one is anonymous, as a device without credentials is.
 import { api, currentCsrfToken, type User } from '../api.ts';
+import { messages } from './messages.ts';
 
 const OPENROSA = { 'x-openrosa-version': '1.0', 'x-requested-with': 'XMLHttpRequest' };
 
@@ -43,14 +44,14 @@ function refusal(status: number, text: string): string {
   } catch {
     // not JSON: the status says enough
   }
-  return `The server answered ${status}.`;
+  return messages.serverAnswered(status);
 }
 
 async function get(path: string, headers: Record<string, string> = OPENROSA): Promise<Response> {
   try {
     return await fetch(path, { headers, credentials: 'same-origin', cache: 'no-cache' });
   } catch {
-    throw new FormUnavailable('The server cannot be reached. Check the connection and try again.');
+    throw new FormUnavailable(messages.unreachable);
   }
 }
 
@@ -61,13 +62,13 @@ export async function whoIsSignedIn(): Promise<User | null> {
 /** The form as the caller may fill it, or why not. */
 export async function loadForm(formId: number): Promise<PublishedForm> {
   const listed = await get(`/forms/${formId}/formList`);
-  if (listed.status === 401) throw new FormUnavailable('This form’s account asks who is filling it in: sign in to continue.', true);
-  if (listed.status === 404) throw new FormUnavailable('There is no such form.');
+  if (listed.status === 401) throw new FormUnavailable(messages.signInToFill, true);
+  if (listed.status === 404) throw new FormUnavailable(messages.noSuchForm);
   if (!listed.ok) throw new FormUnavailable(refusal(listed.status, await listed.text()));
   const entry = xml(await listed.text()).getElementsByTagName('xform')[0];
   const downloadUrl = entry?.getElementsByTagName('downloadUrl')[0]?.textContent;
   if (!entry || !downloadUrl) {
-    throw new FormUnavailable('This form is not open for data entry here: it may be inactive, or your account may not have a role that submits to it.', true);
+    throw new FormUnavailable(messages.noRole, true);
   }
   const title = entry.getElementsByTagName('name')[0]?.textContent ?? '';
   const form = await get(local(downloadUrl));
@@ -92,7 +93,7 @@ export async function loadDraft(username: string, fileName: string): Promise<Pub
   const draft = await get(`/api/v1/forms/survey_preview.xml?${query.toString()}`, { accept: 'application/xml', 'x-requested-with': 'XMLHttpRequest' });
   if (!draft.ok) throw new FormUnavailable(refusal(draft.status, await draft.text()));
   const xml = await draft.text();
-  const title = new DOMParser().parseFromString(xml, 'application/xml').getElementsByTagNameNS('*', 'title')[0]?.textContent ?? 'Draft';
+  const title = new DOMParser().parseFromString(xml, 'application/xml').getElementsByTagNameNS('*', 'title')[0]?.textContent ?? messages.draftTitle;
   return { title, xml, media: new Map() };
 }
 
@@ -114,7 +115,7 @@ export async function submit(formId: number, instance: File, attachments: readon
   try {
     response = await fetch(`/forms/${formId}/submission`, { method: 'POST', body, headers, credentials: 'same-origin' });
   } catch {
-    return { ok: false, status: 0, message: 'The server cannot be reached. The record was not sent.' };
+    return { ok: false, status: 0, message: messages.unreachableNotSent };
   }
   const text = await response.text();
   return { ok: response.status === 201 || response.status === 202, status: response.status, message: refusal(response.status, text) };
@@ -130,8 +131,8 @@ export interface StoredRecord {
 export async function loadRecord(formId: number, recordId: number): Promise<StoredRecord> {
   const json = { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' };
   const record = await get(`/api/v1/data/${formId}/${recordId}`, json);
-  if (record.status === 401) throw new FormUnavailable('Sign in to edit this record.', true);
-  if (!record.ok) throw new FormUnavailable(record.status === 404 ? 'There is no such record.' : refusal(record.status, await record.text()));
+  if (record.status === 401) throw new FormUnavailable(messages.signInToEdit, true);
+  if (!record.ok) throw new FormUnavailable(record.status === 404 ? messages.noSuchRecord : refusal(record.status, await record.text()));
   const answers = (await record.json()) as { _attachments?: { filename?: string; download_url?: string }[] };
   const files = new Map<string, string>();
   for (const attachment of answers._attachments ?? []) {
