@@ -1,11 +1,12 @@
 // The Briefcase Aggregate API (onadata's BriefcaseViewset): submissionList pages a form's record
 // ids by key, downloadSubmission answers one record with its files' links. Who reads which records
-// is the data API's rule (access.recordReadScope); a caller without credentials who reads nothing
+// is the data API's rule (access requireForm's view_xform_data); a caller without credentials who reads nothing
 // is asked for them (Briefcase sends Digest only after a challenge).
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { canSeeForm, isAuthenticated, recordReadScope } from '../../access/index.ts';
+import { isAuthenticated } from '../../access/index.ts';
+import { grantForm } from '../../access/load.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { readBlobChunks } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
@@ -42,15 +43,9 @@ async function findNamedForm(ctx: RequestContext, username: string | undefined, 
  */
 async function loadReadableForm(ctx: RequestContext, username: string | undefined, idString: string): Promise<ReadableForm> {
   const form = await findNamedForm(ctx, username, idString);
-  const authenticated = isAuthenticated(ctx.actor);
-  const role = form && authenticated ? await forms.formRoleOf(ctx.db, form.id, ctx.actor.user.id) : undefined;
-  if (!form || (authenticated && !canSeeForm({ shared: form.shared, role }) && !form.shared_data)) {
-    if (!authenticated) throw errors.notAuthenticated(ctx.challenge);
-    throw errors.noMatch('XForm');
-  }
-  const scope = recordReadScope({ shared: form.shared, role, sharedData: form.shared_data }, authenticated);
-  if (scope === 'none') throw authenticated ? errors.permissionDenied() : errors.notAuthenticated(ctx.challenge);
-  return { form, submittedBy: scope === 'own' && isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined };
+  if (!form) throw isAuthenticated(ctx.actor) ? errors.noMatch('XForm') : errors.notAuthenticated(ctx.challenge);
+  const { submittedBy } = await grantForm(ctx, form, 'view_xform_data', { anonymous: 'challenge' });
+  return { form, submittedBy };
 }
 
 export interface SubmissionListQuery {

@@ -3,9 +3,9 @@
 import type { ReadStream } from 'node:fs';
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { formAllows, isAuthenticated, requireUser } from '../../access/index.ts';
+import { isAuthenticated, requireUser } from '../../access/index.ts';
+import { requireForm } from '../../access/load.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
-import { loadVisibleForm } from '../forms/service.ts';
 import { loadExportTarget, type ExportFormat, type ExportTarget } from './render.ts';
 import { openExportFile, removeExportFile } from './files.ts';
 import * as records from './records-repository.ts';
@@ -151,8 +151,7 @@ export async function deleteExport(ctx: RequestContext, rawId: string): Promise<
   const actor = requireUser(ctx.actor);
   const row = await loadVisibleExport(ctx, rawId);
   if (row.created_by !== actor.id) {
-    const { form, role } = await loadVisibleForm(ctx, String(row.form_id));
-    if (!formAllows({ shared: form.shared, role }, 'change_xform')) throw errors.permissionDenied();
+    await requireForm(ctx, String(row.form_id), 'change_xform');
   }
   const deleted = await records.deleteExport(ctx.db, row.id);
   if (deleted) await removeExportFile(ctx.config.dataDir, deleted.file_path);

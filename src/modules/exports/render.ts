@@ -2,10 +2,8 @@
 // renderExport. Each format is one case below; a bad request throws its AppError before the
 // first chunk exists, so a download can still answer a proper 4xx.
 import type { AppDeps, RequestContext } from '../../context.ts';
-import { errors } from '../../errors.ts';
-import { formAllows, isAuthenticated } from '../../access/index.ts';
+import { requireForm } from '../../access/load.ts';
 import { findFormDefinition } from '../forms/repository.ts';
-import { loadVisibleForm } from '../forms/service.ts';
 import { flatCsvChunks } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
@@ -145,18 +143,12 @@ export async function renderExport(
   }
 }
 
-/** Who may export: public data to anyone; otherwise a role with can_export_xform_data. */
+/**
+ * The form to export, if the caller may export it (access requireForm's can_export_xform_data:
+ * public data to anyone, else a role that exports), with the records they export.
+ */
 export async function loadExportTarget(ctx: RequestContext, rawFormId: string): Promise<ExportTarget> {
-  const visible = await loadVisibleForm(ctx, rawFormId);
-  const { form, role } = visible;
-  const facts = { shared: form.shared, role };
-  let submittedBy: number | undefined;
-  if (!form.shared_data) {
-    if (!isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
-    if (!formAllows(facts, 'can_export_xform_data')) throw errors.permissionDenied();
-    // Roles that see only their own submissions export only those (as the data API shows them).
-    if (!formAllows(facts, 'view_xform_all')) submittedBy = ctx.actor.user.id;
-  }
+  const { form, submittedBy } = await requireForm(ctx, rawFormId, 'can_export_xform_data');
   const definition = await findFormDefinition(ctx.db, form.id);
   return { formId: form.id, idString: form.id_string, title: form.title, formJson: definition.json, submittedBy };
 }

@@ -2,7 +2,8 @@
 // client polls with its job_uuid.
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors, isAppError } from '../../errors.ts';
-import { anonymous, formAllows, requireUser } from '../../access/index.ts';
+import { anonymous, requireUser } from '../../access/index.ts';
+import { requireForm } from '../../access/load.ts';
 import type { ParsedBody } from '../../http/multipart.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
@@ -11,7 +12,7 @@ import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
 import type { JobContext } from '../../jobs/registry.ts';
 import * as repo from './repository.ts';
 import { publishNewForm } from './publish.ts';
-import { formDetail, loadVisibleForm, projectToPublishInto, publishTarget, softDeleteFormWithExports } from './service.ts';
+import { formDetail, projectToPublishInto, publishTarget, softDeleteFormWithExports } from './service.ts';
 
 export const PUBLISH_JOB = 'forms.publish';
 export const DELETE_JOB = 'forms.delete';
@@ -47,9 +48,8 @@ export async function startAsyncPublish(ctx: RequestContext, body: ParsedBody): 
 
 export async function startAsyncDelete(ctx: RequestContext, rawId: string): Promise<{ job_uuid: string; time_async_triggered: string }> {
   const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleForm(ctx, rawId);
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'delete_xform')) throw errors.permissionDenied();
-  const payload: DeletePayload = { formId: visible.form.id, userId: actor.id };
+  const { form } = await requireForm(ctx, rawId, 'delete_xform');
+  const payload: DeletePayload = { formId: form.id, userId: actor.id };
   const job = await enqueueJob(ctx.db, { type: DELETE_JOB, payload, createdBy: actor.id });
   ctx.jobWakeup?.wake();
   return { job_uuid: job.uuid, time_async_triggered: isoTimestamp(ctx.clock.now()) };

@@ -1,18 +1,18 @@
 // /projects/{pk}/forms: list a project's forms, publish a new one into it, or move one in.
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { canSeeForm, projectAllows, requireUser } from '../../access/index.ts';
+import { requireUser } from '../../access/index.ts';
+import { grantForm, requireProject } from '../../access/load.ts';
 import type { ParsedBody } from '../../http/multipart.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { listProjectMembers } from '../projects/repository.ts';
-import { loadVisibleProject } from '../projects/service.ts';
 import * as repo from './repository.ts';
 import { grantFormRole } from './grants.ts';
 import { publishNewForm } from './publish.ts';
 import { formDetail, listProjectForms, NO_SOURCE_MESSAGE, representForms, sourceFromRequest } from './service.ts';
 
 export async function formsOfProject(ctx: RequestContext, rawProjectId: string): Promise<Record<string, unknown>[]> {
-  const { project, role } = await loadVisibleProject(ctx, rawProjectId);
+  const { project, role } = await requireProject(ctx, rawProjectId, 'view_project');
   if (role !== undefined) return listProjectForms(ctx, project.id);
   // Outsiders of a public project see its public forms only: a form made private is a 404 on
   // /forms/{pk}, and its full representation (users, metadata) must not leak through here.
@@ -21,18 +21,16 @@ export async function formsOfProject(ctx: RequestContext, rawProjectId: string):
 
 export async function addFormToProject(ctx: RequestContext, rawProjectId: string, body: ParsedBody): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleProject(ctx, rawProjectId);
-  const { project } = visible;
-  if (!projectAllows({ shared: project.shared, role: visible.role }, 'add_project')) throw errors.permissionDenied();
+  const { project } = await requireProject(ctx, rawProjectId, 'add_project');
 
   const formField = body.fields['formid'];
   if (formField !== undefined && formField !== '') {
     // Only ids PostgreSQL's integer can hold reach the query; anything else is no form (404).
     const formId = /^\d{1,10}$/.test(String(formField)) ? Number(formField) : NaN;
     const form = formId <= 2_147_483_647 ? await repo.findLiveForm(ctx.db, formId) : undefined;
-    const role = form ? await repo.formRoleOf(ctx.db, form.id, actor.id) : undefined;
     // A form the caller cannot see is not found, rather than named in a refusal.
-    if (!form || !canSeeForm({ shared: form.shared, role })) throw errors.notFound();
+    if (!form) throw errors.notFound();
+    const { role } = await grantForm(ctx, form, 'view_xform', { hidden: () => errors.notFound() });
     if (role !== 'manager' && role !== 'owner') {
       throw errors.permissionDenied(`${actor.username} has no manager/owner role to the form ${form.id_string}`);
     }

@@ -222,17 +222,6 @@ export async function liveIdStringsLike(db: DbOrTx, ownerId: number, idString: s
 
 // ---------------------------------------------------------------- roles
 
-export async function formRoleOf(db: DbOrTx, formId: number, userId: number): Promise<Role | undefined> {
-  const row = await db.selectFrom('form_roles').select('role').where('form_id', '=', formId).where('user_id', '=', userId).executeTakeFirst();
-  return row?.role as Role | undefined;
-}
-
-export async function formRolesOf(db: DbOrTx, formIds: readonly number[], userId: number): Promise<Map<number, Role>> {
-  if (formIds.length === 0) return new Map();
-  const rows = await db.selectFrom('form_roles').select(['form_id', 'role']).where('form_id', 'in', formIds).where('user_id', '=', userId).execute();
-  return new Map(rows.map((r) => [r.form_id, r.role as Role]));
-}
-
 export async function listFormMembers(db: DbOrTx, formIds: readonly number[]): Promise<MemberRow[]> {
   if (formIds.length === 0) return [];
   const rows = await db
@@ -244,13 +233,6 @@ export async function listFormMembers(db: DbOrTx, formIds: readonly number[]): P
     .orderBy('u.id')
     .execute();
   return rows.map((r) => ({ ...r, role: r.role as Role }));
-}
-
-/** The roles a user holds on some forms. */
-export async function formRolesOfUser(db: DbOrTx, formIds: readonly number[], userId: number): Promise<Map<number, Role>> {
-  if (formIds.length === 0) return new Map();
-  const rows = await db.selectFrom('form_roles').select(['form_id', 'role']).where(sql<boolean>`form_id = ANY(${[...formIds]}::int[])`).where('user_id', '=', userId).execute();
-  return new Map(rows.map((r) => [r.form_id, r.role as Role]));
 }
 
 /** The roles some users hold on one form. */

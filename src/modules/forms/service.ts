@@ -6,15 +6,10 @@ import { removeExportFiles } from '../exports/files.ts';
 import { AppError, errors, type FieldErrors } from '../../errors.ts';
 import {
   canAddToAccount,
-  canSeeForm,
-  formAllows,
   isAuthenticated,
-  canSeeProject,
   isRole,
-  projectAllows,
   ROLES,
   requireUser,
-  type FormPermission,
   type Role,
 } from '../../access/index.ts';
 import { has, parseBoolean, readBoolean, readString, type Payload } from '../../http/payload.ts';
@@ -23,8 +18,8 @@ import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
 import { getBlob } from '../blobs/repository.ts';
 import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
-import { parseObjectId } from '../projects/service.ts';
-import { findLiveProject, projectRoleOf } from '../projects/repository.ts';
+import { grantProject, requireForm } from '../../access/load.ts';
+import { findLiveProject } from '../projects/repository.ts';
 import { orgRoleFor } from '../orgs/service.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import * as repo from './repository.ts';
@@ -35,29 +30,6 @@ import { convertSource, md5Hash, publishNewForm, replaceFormDefinition, titlePro
 import { fetchXlsFormFromUrl } from './remote-source.ts';
 import { floipFormSource } from './floip-source.ts';
 import { retitleXForm } from './xform-stamp.ts';
-
-export interface VisibleForm {
-  form: repo.FormRow;
-  role: Role | undefined;
-}
-
-const INVALID_FORM_ID = 'Invalid form ID. It must be a positive integer';
-
-export async function loadVisibleForm(ctx: RequestContext, rawId: string): Promise<VisibleForm> {
-  const id = parseObjectId(ctx, rawId, INVALID_FORM_ID);
-  const form = await repo.findLiveForm(ctx.db, id);
-  if (!form) throw errors.notFound();
-  const role = isAuthenticated(ctx.actor) ? await repo.formRoleOf(ctx.db, id, ctx.actor.user.id) : undefined;
-  if (!canSeeForm({ shared: form.shared, role })) throw errors.noMatch('XForm');
-  return { form, role };
-}
-
-async function loadFormFor(ctx: RequestContext, rawId: string, permission: FormPermission): Promise<VisibleForm & { actor: UserRow }> {
-  const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleForm(ctx, rawId);
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, permission)) throw errors.permissionDenied();
-  return { ...visible, actor };
-}
 
 /** onadata leaves form_versions empty past this many submissions (its SUBMISSION_RETRIEVAL_THRESHOLD). */
 const FORM_VERSIONS_MAX_SUBMISSIONS = 10_000;
@@ -148,10 +120,10 @@ export async function projectToPublishInto(ctx: RequestContext, field: unknown):
   const shown = typeof field === 'string' || typeof field === 'number' ? String(field) : JSON.stringify(field);
   const id = typeof field === 'string' || typeof field === 'number' ? Number(field) : NaN;
   const project = Number.isInteger(id) && id >= 1 && id <= 2_147_483_647 ? await findLiveProject(ctx.db, id) : undefined;
-  const role = project && isAuthenticated(ctx.actor) ? await projectRoleOf(ctx.db, project.id, ctx.actor.user.id) : undefined;
   // A project the caller cannot see is answered as missing: its existence is not theirs to learn.
-  if (!project || !canSeeProject({ shared: project.shared, role })) throw errors.validation({ project: [`Project with id '${shown}' does not exist.`] });
-  if (!projectAllows({ shared: project.shared, role }, 'add_project')) throw errors.permissionDenied();
+  const missing = () => errors.validation({ project: [`Project with id '${shown}' does not exist.`] });
+  if (!project) throw missing();
+  await grantProject(ctx, project, 'add_project', { hidden: missing });
   return project.id;
 }
 
@@ -202,7 +174,7 @@ export async function listProjectForms(ctx: RequestContext, projectId: number): 
 }
 
 export async function getForm(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
-  const { form } = await loadVisibleForm(ctx, rawId);
+  const { form } = await requireForm(ctx, rawId, 'view_xform');
   return formDetail(ctx, form.id);
 }
 
@@ -211,7 +183,8 @@ export async function getForm(ctx: RequestContext, rawId: string): Promise<Recor
 const PUT_REQUIRED = ['uuid', 'description', 'downloadable', 'owner', 'public', 'public_data', 'title'] as const;
 
 export async function updateForm(ctx: RequestContext, rawId: string, body: ParsedBody, full: boolean): Promise<Record<string, unknown>> {
-  const { form, role, actor } = await loadFormFor(ctx, rawId, 'change_xform');
+  const actor = requireUser(ctx.actor);
+  const { form, role } = await requireForm(ctx, rawId, 'change_xform');
   const payload: Payload = body.fields;
 
   const replacing = body.files.size > 0 || ['xls_url', 'dropbox_xls_url', 'text_xls_form'].some((k) => has(payload, k));
@@ -262,7 +235,8 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
 }
 
 export async function deleteForm(ctx: RequestContext, rawId: string): Promise<void> {
-  const { form, actor } = await loadFormFor(ctx, rawId, 'delete_submission');
+  const actor = requireUser(ctx.actor);
+  const { form } = await requireForm(ctx, rawId, 'delete_submission');
   await softDeleteFormWithExports(ctx, form.id, actor.id);
 }
 
@@ -284,7 +258,7 @@ export async function softDeleteFormWithExports(deps: AppDeps, formId: number, u
 export type FormFile = { contentType: string; fileName: string; body: string | Uint8Array };
 
 export async function formRepresentation(ctx: RequestContext, rawId: string, format: string): Promise<FormFile> {
-  const { form } = await loadVisibleForm(ctx, rawId);
+  const { form } = await requireForm(ctx, rawId, 'view_xform');
   switch (format) {
     case 'json':
       return { contentType: 'application/json; charset=utf-8', fileName: `${form.id_string}.json`, body: JSON.stringify((await repo.findFormDefinition(ctx.db, form.id)).json) };
@@ -320,7 +294,7 @@ const SPREADSHEET_TYPES: Record<string, string> = {
 
 /** Every published version of the form, oldest first, with links to its JSON and XML. */
 export async function formVersions(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>[]> {
-  const { form } = await loadVisibleForm(ctx, rawId);
+  const { form } = await requireForm(ctx, rawId, 'view_xform');
   const base = `${ctx.baseUrl}/api/v1/forms/${form.id}`;
   return (await repo.listFormVersions(ctx.db, form.id)).map((v) => ({
     xform: base,
@@ -337,7 +311,7 @@ export type VersionFormat = 'json' | 'xml' | 'xls' | 'xlsx';
 
 /** One version's form JSON, its XForm (`xml`) or the XLSForm it was published from (`xls`, `xlsx`). */
 export async function formVersion(ctx: RequestContext, rawId: string, version: string, format: VersionFormat): Promise<FormFile> {
-  const { form } = await loadVisibleForm(ctx, rawId);
+  const { form } = await requireForm(ctx, rawId, 'view_xform');
   const found = await repo.findFormVersion(ctx.db, form.id, version);
   if (!found) throw errors.notFound();
   switch (format) {
@@ -352,19 +326,21 @@ export async function formVersion(ctx: RequestContext, rawId: string, version: s
 }
 
 export async function formLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
-  const { form } = await loadVisibleForm(ctx, rawId);
+  const { form } = await requireForm(ctx, rawId, 'view_xform');
   return (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [];
 }
 
 export async function addFormLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
-  const { form } = await loadFormFor(ctx, rawId, 'add_xform');
+  requireUser(ctx.actor);
+  const { form } = await requireForm(ctx, rawId, 'add_xform');
   const tags = parseTags(payload['tags']);
   if (tags.length) await repo.addFormTags(ctx.db, form.id, tags);
   return { status: tags.length ? 201 : 200, tags: (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [] };
 }
 
 export async function removeFormLabel(ctx: RequestContext, rawId: string, tag: string): Promise<{ status: number; tags: string[] }> {
-  const { form } = await loadFormFor(ctx, rawId, 'change_xform');
+  requireUser(ctx.actor);
+  const { form } = await requireForm(ctx, rawId, 'change_xform');
   const removed = await repo.removeFormTag(ctx.db, form.id, tag);
   return { status: removed ? 200 : 202, tags: (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [] };
 }
@@ -373,7 +349,8 @@ export async function removeFormLabel(ctx: RequestContext, rawId: string, tag: s
 
 /** Form share: each named user gets the role on this form only. Errors come back as a list aligned with the names. */
 export async function shareForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
-  const { form, role: ownRole } = await loadFormFor(ctx, rawId, 'add_xform');
+  requireUser(ctx.actor);
+  const { form, role: ownRole } = await requireForm(ctx, rawId, 'add_xform');
   const raw = typeof payload['usernames'] === 'string' && payload['usernames'] ? payload['usernames'] : payload['username'];
   if (typeof raw !== 'string' || !raw.trim()) throw new AppError(400, { username: ['This field is required.'] });
   const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
@@ -410,8 +387,8 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
 
 export async function cloneForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
-  const { form, role } = await loadVisibleForm(ctx, rawId);
-  if (!form.shared && !formAllows({ shared: form.shared, role }, 'add_xform')) throw errors.permissionDenied();
+  const { form, allows } = await requireForm(ctx, rawId, 'view_xform');
+  if (!form.shared && !allows('add_xform')) throw errors.permissionDenied();
   const username = payload['username'];
   if (typeof username !== 'string' || !username.trim()) throw errors.validation({ username: ['This field may not be null.'] });
   const target = (await listUsersByUsernames(ctx.db, [username.trim()])).find((u) => u.is_active);

@@ -5,9 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
-import { formAllows, requireUser } from '../../access/index.ts';
+import { requireUser } from '../../access/index.ts';
 import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
-import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import { requireForm, type FormGrant } from '../../access/load.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import * as repo from './repository.ts';
 import type { AppDeps } from '../../context.ts';
@@ -36,12 +36,10 @@ export function refusal(error: ImportRefused): AppError {
   return errors.importFailed(error.message, error.rowErrors.length > 0 ? { errors: error.rowErrors } : {});
 }
 
-async function loadImportableForm(ctx: RequestContext, rawId: string): Promise<VisibleForm> {
+async function loadImportableForm(ctx: RequestContext, rawId: string): Promise<FormGrant> {
   requireUser(ctx.actor);
-  const visible = await loadVisibleForm(ctx, rawId);
   // onadata: POST on the form's view set needs add_xform on the form (managers and owners).
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'add_xform')) throw errors.permissionDenied();
-  return visible;
+  return requireForm(ctx, rawId, 'add_xform');
 }
 
 function notValidated(file: SpooledFile): AppError {
@@ -65,7 +63,7 @@ async function chooseFile(upload: SpooledUpload, endpoint: ImportEndpoint): Prom
   return { file, kind: 'csv' };
 }
 
-async function importTarget(ctx: RequestContext, visible: VisibleForm, actorId: number, overwrite: boolean, importId: string): Promise<ImportTarget> {
+async function importTarget(ctx: RequestContext, visible: FormGrant, actorId: number, overwrite: boolean, importId: string): Promise<ImportTarget> {
   const form = visible.form;
   if (form.encrypted) throw refusal(new ImportRefused('Unencrypted submissions are not allowed for encrypted forms.'));
   const definition = await findFormDefinition(ctx.db, form.id);
@@ -144,11 +142,11 @@ function statusOf(job: JobRow): { status: number; body: Record<string, unknown> 
 /** GET …/csv_import?job_uuid= and …/import?job_uuid=: how the import job is doing. */
 export async function importStatus(ctx: RequestContext, rawId: string, jobUuid: string | undefined): Promise<{ status: number; body: Record<string, unknown> }> {
   const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleForm(ctx, rawId);
+  const visible = await requireForm(ctx, rawId, 'view_xform');
   if (!jobUuid) return failure('Empty job uuid');
   const job = await findJobByUuid(ctx.db, jobUuid);
   const payload = job?.payload as Partial<ImportJobPayload> | null | undefined;
-  const mayWatch = job !== undefined && (job.created_by === actor.id || formAllows({ shared: visible.form.shared, role: visible.role }, 'add_xform'));
+  const mayWatch = job !== undefined && (job.created_by === actor.id || visible.allows('add_xform'));
   if (!job || job.type !== IMPORT_JOB || payload?.formId !== visible.form.id || !mayWatch) return failure(`Unknown job_uuid "${jobUuid}".`);
   return statusOf(job);
 }

@@ -10,12 +10,12 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { formAllows, isAuthenticated, isMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
+import { isAuthenticated, isMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
 import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
 import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
 import { putBlob, readBlobChunks } from '../blobs/repository.ts';
 import { parseLinkedDataset } from '../exports/linked-dataset.ts';
-import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import { requireForm, type FormGrant } from '../../access/load.ts';
 import * as forms from '../forms/repository.ts';
 import { regrantFormRoles } from '../forms/grants.ts';
 import { metadataToApi } from '../forms/to-api.ts';
@@ -51,11 +51,11 @@ function parseId(raw: string): number {
 }
 
 /** The form of an entry the caller may see, and its form facts; 404 otherwise. */
-async function loadEntry(ctx: RequestContext, rawId: string): Promise<{ row: forms.MetadataRow; visible: VisibleForm }> {
+async function loadEntry(ctx: RequestContext, rawId: string): Promise<{ row: forms.MetadataRow; visible: FormGrant }> {
   const row = await repo.findLiveMetadata(ctx.db, parseId(rawId));
   if (!row) throw errors.notFound();
   try {
-    return { row, visible: await loadVisibleForm(ctx, String(row.form_id)) };
+    return { row, visible: await requireForm(ctx, String(row.form_id), 'view_xform') };
   } catch {
     throw errors.notFound();
   }
@@ -66,8 +66,8 @@ function requireWritableType(row: forms.MetadataRow): void {
   if (!SUPPORTED_TYPES.has(row.data_type)) throw errors.validation({ data_type: [`"${row.data_type}" entries cannot be changed through this server's API yet.`] });
 }
 
-function requireFormPermission(visible: VisibleForm, permission: FormPermission): void {
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, permission)) throw errors.permissionDenied();
+function requireFormPermission(visible: FormGrant, permission: FormPermission): void {
+  if (!visible.allows(permission)) throw errors.permissionDenied();
 }
 
 function readValue(payload: Payload, problems: FieldErrors, required: boolean): string | undefined {
@@ -79,7 +79,7 @@ function readValue(payload: Payload, problems: FieldErrors, required: boolean): 
 /** GET /api/v1/metadata[?xform=<pk>]: one form's entries, or those of every form the caller holds a role on. */
 export async function listMetadata(ctx: RequestContext, rawFormId: string | undefined): Promise<Record<string, unknown>[]> {
   let formIds: number[];
-  if (rawFormId !== undefined && rawFormId !== '') formIds = [(await loadVisibleForm(ctx, rawFormId)).form.id];
+  if (rawFormId !== undefined && rawFormId !== '') formIds = [(await requireForm(ctx, rawFormId, 'view_xform')).form.id];
   else if (isAuthenticated(ctx.actor)) formIds = await forms.listLiveFormIds(ctx.db, { memberId: ctx.actor.user.id });
   else formIds = [];
   return (await forms.listFormMetadata(ctx.db, formIds)).map((row) => metadataToApi(row, ctx.baseUrl));
@@ -115,8 +115,8 @@ async function checkMediaLink(ctx: RequestContext, value: string, problems: Fiel
   if (linked) {
     let allowed: boolean;
     try {
-      const visible = await loadVisibleForm(ctx, String(linked.formId));
-      allowed = formAllows({ shared: visible.form.shared, role: visible.role }, 'add_xform');
+      const visible = await requireForm(ctx, String(linked.formId), 'view_xform');
+      allowed = visible.allows('add_xform');
     } catch {
       allowed = false;
     }
@@ -178,9 +178,9 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
   const accepted = file ? acceptFile(file, dataType, problems) : undefined;
   if (Object.keys(problems).length > 0) throw errors.validation(problems);
   const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm) : '';
-  let visible: VisibleForm;
+  let visible: FormGrant;
   try {
-    visible = await loadVisibleForm(ctx, formRef);
+    visible = await requireForm(ctx, formRef, 'view_xform');
   } catch {
     throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
   }

@@ -1,5 +1,5 @@
 // A form's OData feed: the service document, $metadata, the entity sets' pages, one entity by key
-// and navigation to a repeat's rows. Who reads what is the data API's decision (loadDataForm); the
+// and navigation to a repeat's rows. Who reads what is the data API's decision (access requireForm); the
 // rows are read by the feed's own light queries (repository.ts), a chunk at a time in keyset
 // order, the next chunk read while the last one is written.
 import { sql, type RawBuilder } from 'kysely';
@@ -7,7 +7,7 @@ import type { RequestContext } from '../../context.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
-import { loadDataForm } from '../submissions/data.ts';
+import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
 import { pickOf, repeatRowText, submissionText, type EntityContext, type ExpandTree } from './entities.ts';
 import { FilterError, type FilterNode } from './filter.ts';
@@ -51,9 +51,9 @@ interface Feedable {
 }
 
 async function loadFeed(ctx: RequestContext, rawId: string): Promise<Feedable> {
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
-  const definition = await findFormDefinition(ctx.db, visible.form.id);
-  return { formId: visible.form.id, submittedBy, model: odataModelOf(definition.json) };
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
+  const definition = await findFormDefinition(ctx.db, form.id);
+  return { formId: form.id, submittedBy, model: odataModelOf(definition.json) };
 }
 
 export async function getServiceDocument(ctx: RequestContext, rawId: string, serviceUrl: string): Promise<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 // OpenRosa Form List API: the forms a device may download, their XForms and their media manifests.
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { formAllows, isAuthenticated } from '../../access/index.ts';
+import { isAuthenticated } from '../../access/index.ts';
+import { formsAllowing } from '../../access/load.ts';
 import { findActiveUserByUsername, type UserRow } from '../accounts/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { LINKED_DATASET_QUERY, linkedDatasetCsv, linkedDatasetHash, parseLinkedDataset } from '../exports/linked-dataset.ts';
@@ -32,8 +33,7 @@ async function listableForms(ctx: RequestContext, owner: UserRow | undefined): P
     const own = owner?.id === actorId;
     rows = await forms.listLiveForms(ctx.db, { memberId: actorId, ...(owner && !own ? { ownerId: owner.id } : {}) });
     // Roles that cannot submit (read-only) do not get the form on their devices.
-    const roles = await forms.formRolesOfUser(ctx.db, rows.map((r) => r.id), actorId);
-    rows = rows.filter((r) => formAllows({ shared: r.shared, role: roles.get(r.id) }, 'report_xform'));
+    rows = await formsAllowing(ctx, rows, 'report_xform');
     if (owner && !own) {
       const known = new Set(rows.map((r) => r.id));
       for (const row of await forms.listLiveForms(ctx.db, { ownerId: owner.id, sharedOnly: true })) if (!known.has(row.id)) rows.push(row);

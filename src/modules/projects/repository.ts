@@ -180,27 +180,6 @@ export async function listFormIdStringClashes(db: DbOrTx, projectId: number, own
 
 // ---------------------------------------------------------------- roles
 
-export async function projectRoleOf(db: DbOrTx, projectId: number, userId: number): Promise<Role | undefined> {
-  const row = await db
-    .selectFrom('project_roles')
-    .select('role')
-    .where('project_id', '=', projectId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row?.role as Role | undefined;
-}
-
-export async function projectRolesOf(db: DbOrTx, projectIds: readonly number[], userId: number): Promise<Map<number, Role>> {
-  if (projectIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('project_roles')
-    .select(['project_id', 'role'])
-    .where('project_id', 'in', projectIds)
-    .where('user_id', '=', userId)
-    .execute();
-  return new Map(rows.map((r) => [r.project_id, r.role as Role]));
-}
-
 /** The roles some users hold on one project. */
 export async function projectRolesOfUsers(db: DbOrTx, projectId: number, userIds: readonly number[]): Promise<Map<number, Role>> {
   if (userIds.length === 0) return new Map();

@@ -5,15 +5,13 @@ import { errors, type FieldErrors } from '../../errors.ts';
 import {
   canAddToAccount,
   canSeeProfileEmail,
-  canSeeProject,
   isAuthenticated,
   isRole,
-  projectAllows,
   requireUser,
   ROLES,
-  seesFullProject,
   type Role,
 } from '../../access/index.ts';
+import { parseObjectId, requireProject, withProjectStandings, type ProjectGrant } from '../../access/load.ts';
 import { paginate, pageWindow, type PageRequest } from '../../http/pagination.ts';
 import { has, parseBoolean, readBoolean, readJsonObject, readString, type Payload } from '../../http/payload.ts';
 import { addError } from '../accounts/validation.ts';
@@ -29,37 +27,17 @@ import { deleteExportsOfForms, lockFormExports } from '../exports/records-reposi
 import { removeExportFiles } from '../exports/files.ts';
 import { projectToApi } from './to-api.ts';
 
-export interface VisibleProject {
-  project: repo.ProjectRow;
-  role: Role | undefined;
-}
-
-export function parseObjectId(ctx: RequestContext, raw: string, message: string): number {
-  if (/^\d+$/.test(raw) && Number(raw) <= 2_147_483_647) return Number(raw);
-  // `/api/v1/forms/` (a trailing slash) names no object: 404, as onadata answers it.
-  if (raw === '') throw errors.notFound();
-  if (!isAuthenticated(ctx.actor)) throw errors.notFound();
-  throw errors.badRequest(message);
-}
-
-/** The project if the caller may see it: 404 "Not found." when missing, "No Project matches…" when hidden. */
-export async function loadVisibleProject(ctx: RequestContext, rawId: string): Promise<VisibleProject> {
-  const id = parseObjectId(ctx, rawId, 'Invalid value for project_id. It must be a positive integer.');
-  const project = await repo.findLiveProject(ctx.db, id);
-  if (!project) throw errors.notFound();
-  const role = isAuthenticated(ctx.actor) ? await repo.projectRoleOf(ctx.db, id, ctx.actor.user.id) : undefined;
-  if (!canSeeProject({ shared: project.shared, role })) throw errors.noMatch('Project');
-  return { project, role };
-}
+/** A project as shown: the caller's role on it and whether they see all of it. */
+type ShownProject = Pick<ProjectGrant, 'project' | 'role' | 'full'>;
 
 async function represent(
   ctx: RequestContext,
-  projects: readonly VisibleProject[],
+  projects: readonly ShownProject[],
   shape: 'detail' | 'list',
   listHasOwnerFilter = false,
 ): Promise<Record<string, unknown>[]> {
   const ids = projects.map((p) => p.project.id);
-  const outsiderIds = projects.filter((p) => !seesFullProject({ shared: p.project.shared, role: p.role })).map((p) => p.project.id);
+  const outsiderIds = projects.filter((p) => !p.full).map((p) => p.project.id);
   const [members, allForms, tags, stars, sharedForms, teams] = await Promise.all([
     repo.listProjectMembers(ctx.db, ids),
     forms.listProjectFormSummaries(ctx.db, ids),
@@ -78,7 +56,7 @@ async function represent(
     const team = teams.get(accountId);
     return team ? [team] : [];
   };
-  return projects.map(({ project, role }) => {
+  return projects.map(({ project, role, full }) => {
     const narrow = shape === 'list' && !listHasOwnerFilter && role !== 'owner' && role !== 'manager';
     return projectToApi(
       project,
@@ -89,7 +67,7 @@ async function represent(
         tags: tags.get(project.id) ?? [],
         starred: stars.has(project.id),
         teams: ownersTeam(project.owner_id),
-        full: seesFullProject({ shared: project.shared, role }),
+        full,
         ...(narrow ? { memberFilter: (m: repo.MemberRow) => m.user_id === actorId || m.user_id === project.owner_id } : {}),
       },
       shape,
@@ -97,7 +75,7 @@ async function represent(
   });
 }
 
-export async function projectDetail(ctx: RequestContext, visible: VisibleProject): Promise<Record<string, unknown>> {
+export async function projectDetail(ctx: RequestContext, visible: ShownProject): Promise<Record<string, unknown>> {
   const [body] = await represent(ctx, [visible], 'detail');
   return body ?? {};
 }
@@ -150,7 +128,9 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
       return projectId;
     })
     .catch(uniqueNameClash);
-  return projectDetail(ctx, { project: await mustFind(ctx, id), role: 'owner' });
+  const [created] = await withProjectStandings(ctx, [await mustFind(ctx, id)]);
+  if (!created) throw new Error('a project read back is missing');
+  return projectDetail(ctx, created);
 }
 
 const UNIQUE_SET = 'The fields name, owner must make a unique set.';
@@ -222,26 +202,19 @@ export async function listProjects(
   });
   const { pageItems, link } = paginate(ids, window, requestUrl, ctx.baseUrl);
   const rows = await repo.listProjectsByIds(ctx.db, pageItems);
-  const roles = actorId !== undefined ? await repo.projectRolesOf(ctx.db, pageItems, actorId) : new Map<number, Role>();
-  const items = await represent(ctx, rows.map((project) => ({ project, role: roles.get(project.id) })), 'list', ownerId !== undefined);
+  const items = await represent(ctx, await withProjectStandings(ctx, rows), 'list', ownerId !== undefined);
   return { items, link };
 }
 
 export async function getProject(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {
-  return projectDetail(ctx, await loadVisibleProject(ctx, rawId));
+  return projectDetail(ctx, await requireProject(ctx, rawId, 'view_project'));
 }
 
 // ---------------------------------------------------------------- update and delete
 
-async function loadForChange(ctx: RequestContext, rawId: string, permission: 'change_project' | 'delete_project' | 'add_project'): Promise<VisibleProject & { actor: UserRow }> {
-  const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleProject(ctx, rawId);
-  if (!projectAllows({ shared: visible.project.shared, role: visible.role }, permission)) throw errors.permissionDenied();
-  return { ...visible, actor };
-}
-
 export async function updateProject(ctx: RequestContext, rawId: string, payload: Payload, full: boolean): Promise<Record<string, unknown>> {
-  const { project, role, actor } = await loadForChange(ctx, rawId, 'change_project');
+  requireUser(ctx.actor);
+  const { project, allows } = await requireProject(ctx, rawId, 'change_project');
   const fieldErrors: FieldErrors = {};
   const name = readString(payload, 'name', fieldErrors, { required: full, allowBlank: false });
   if (name !== undefined && name.length > 255) addError(fieldErrors, 'name', ['Ensure this field has no more than 255 characters.']);
@@ -252,7 +225,7 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
   const moving = newOwner !== undefined && newOwner.id !== project.owner_id;
   // Moving a project to another account is the owner role's transfer_project, and needs the
   // right to add projects to the target account; editors and managers may change the rest.
-  if (moving && !projectAllows({ shared: project.shared, role }, 'transfer_project')) throw errors.permissionDenied();
+  if (moving && !allows('transfer_project')) throw errors.permissionDenied();
   if (moving && !canAddToAccount(ctx.actor, newOwner.id, await orgRoleFor(ctx, newOwner.id))) {
     throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${newOwner.username}.`] });
   }
@@ -287,12 +260,14 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
       }
     })
     .catch(uniqueNameClash);
-  const newRole = await repo.projectRoleOf(ctx.db, project.id, actor.id);
-  return projectDetail(ctx, { project: await mustFind(ctx, project.id), role: newRole });
+  const [updated] = await withProjectStandings(ctx, [await mustFind(ctx, project.id)]);
+  if (!updated) throw new Error('a project read back is missing');
+  return projectDetail(ctx, updated);
 }
 
 export async function deleteProject(ctx: RequestContext, rawId: string): Promise<void> {
-  const { project, actor } = await loadForChange(ctx, rawId, 'delete_project');
+  const actor = requireUser(ctx.actor);
+  const { project } = await requireProject(ctx, rawId, 'delete_project');
   const now = ctx.clock.now();
   const files = await ctx.db.transaction().execute(async (trx) => {
     for (const formId of await forms.listProjectFormIds(trx, project.id, false)) await lockFormExports(trx, formId);
@@ -316,13 +291,13 @@ export async function grantProjectRole(trx: Parameters<typeof repo.setProjectRol
 
 export async function shareProject(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
   const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleProject(ctx, rawId);
+  const visible = await requireProject(ctx, rawId, 'view_project');
   const { project } = visible;
   const remove = parseBoolean(payload['remove']) === true;
   const rawNames = typeof payload['usernames'] === 'string' ? payload['usernames'] : payload['username'];
   const names = typeof rawNames === 'string' ? rawNames.split(',').map((n) => n.trim()).filter(Boolean) : [];
   const removingSelf = remove && names.length === 1 && names[0]?.toLowerCase() === actor.username.toLowerCase();
-  if (!removingSelf && !projectAllows({ shared: project.shared, role: visible.role }, 'change_project')) throw errors.permissionDenied();
+  if (!removingSelf && !visible.allows('change_project')) throw errors.permissionDenied();
 
   const fieldErrors: FieldErrors = {};
   if (names.length === 0) addError(fieldErrors, 'username', ['This field is required.']);
@@ -346,7 +321,7 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
 
   if (remove) {
     for (const user of users) {
-      const current = await repo.projectRoleOf(ctx.db, project.id, user.id);
+      const current = (await repo.projectRolesOfUsers(ctx.db, project.id, [user.id])).get(user.id);
       if (current === 'owner' && (await repo.countProjectOwners(ctx.db, project.id)) <= 1) {
         throw errors.validation({ remove: ['Project requires at least one owner'] });
       }
@@ -390,12 +365,13 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
 const MAX_TAG_LENGTH = 100;
 
 export async function projectLabels(ctx: RequestContext, rawId: string): Promise<string[]> {
-  const { project } = await loadVisibleProject(ctx, rawId);
+  const { project } = await requireProject(ctx, rawId, 'view_project');
   return (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [];
 }
 
 export async function addProjectLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
-  const { project } = await loadForChange(ctx, rawId, 'add_project');
+  requireUser(ctx.actor);
+  const { project } = await requireProject(ctx, rawId, 'add_project');
   const tags = parseTags(payload['tags']);
   // taggit's limit; a longer tag would also overflow the tag index (a 500 on PostgreSQL).
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw errors.validation({ tags: [`Ensure each tag has no more than ${MAX_TAG_LENGTH} characters.`] });
@@ -404,7 +380,8 @@ export async function addProjectLabels(ctx: RequestContext, rawId: string, paylo
 }
 
 export async function removeProjectLabel(ctx: RequestContext, rawId: string, tag: string): Promise<{ status: number; tags: string[] }> {
-  const { project } = await loadForChange(ctx, rawId, 'delete_project');
+  requireUser(ctx.actor);
+  const { project } = await requireProject(ctx, rawId, 'delete_project');
   const removed = await repo.removeProjectTag(ctx.db, project.id, tag);
   return { status: removed ? 200 : 202, tags: (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [] };
 }
@@ -433,13 +410,12 @@ export async function listStarredProjects(ctx: RequestContext, username: string)
   requireUser(ctx.actor);
   const user = await findActiveUserByUsername(ctx.db, username);
   if (!user || user.username !== username) throw errors.notFound();
-  const visible: VisibleProject[] = [];
+  const starred: repo.ProjectRow[] = [];
   for (const id of await repo.listStarredProjectIds(ctx.db, user.id)) {
     const project = await repo.findLiveProject(ctx.db, id);
-    const role = project && isAuthenticated(ctx.actor) ? await repo.projectRoleOf(ctx.db, id, ctx.actor.user.id) : undefined;
-    if (project && canSeeProject({ shared: project.shared, role })) visible.push({ project, role });
+    if (project) starred.push(project);
   }
-  return represent(ctx, visible, 'list');
+  return represent(ctx, (await withProjectStandings(ctx, starred)).filter((p) => p.visible), 'list');
 }
 
 export async function listStargazers(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>[]> {

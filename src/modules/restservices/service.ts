@@ -3,10 +3,10 @@
 // changed and removed by its owners and managers (add_xform, as metadata entries are).
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { formAllows, isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
+import { isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
 import { asPayload, has, readBoolean, readString, type Payload } from '../../http/payload.ts';
 import { remoteUrlProblem } from '../../platform/remote-fetch.ts';
-import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
+import { requireForm, type FormGrant } from '../../access/load.ts';
 import * as forms from '../forms/repository.ts';
 import * as repo from './repository.ts';
 import { restServiceToApi } from './to-api.ts';
@@ -23,22 +23,22 @@ function parseId(raw: string): number {
   return Number(raw);
 }
 
-function requireFormPermission(visible: VisibleForm, permission: FormPermission): void {
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, permission)) throw errors.permissionDenied();
+function requireFormPermission(visible: FormGrant, permission: FormPermission): void {
+  if (!visible.allows(permission)) throw errors.permissionDenied();
 }
 
 /** The form of a service the caller may read it through (a role on the form); 404 otherwise. */
-async function loadReadable(ctx: RequestContext, rawId: string): Promise<{ row: repo.RestServiceRow; visible: VisibleForm }> {
+async function loadReadable(ctx: RequestContext, rawId: string): Promise<{ row: repo.RestServiceRow; visible: FormGrant }> {
   const row = await repo.findService(ctx.db, parseId(rawId));
   if (!row) throw errors.noMatch('RestService');
-  let visible: VisibleForm;
+  let visible: FormGrant;
   try {
-    visible = await loadVisibleForm(ctx, String(row.form_id));
+    visible = await requireForm(ctx, String(row.form_id), 'view_xform');
   } catch {
     throw errors.noMatch('RestService');
   }
   // A public form is visible to everyone; its services' addresses are not.
-  if (!formAllows({ shared: visible.form.shared, role: visible.role }, 'view_xform')) throw errors.noMatch('RestService');
+  if (!visible.allows('view_xform')) throw errors.noMatch('RestService');
   return { row, visible };
 }
 
@@ -51,8 +51,8 @@ async function represent(ctx: RequestContext, rows: readonly repo.RestServiceRow
 export async function listRestServices(ctx: RequestContext, rawFormId: string | undefined): Promise<Record<string, unknown>[]> {
   let formIds: number[];
   if (rawFormId !== undefined && rawFormId !== '') {
-    const visible = await loadVisibleForm(ctx, rawFormId);
-    formIds = formAllows({ shared: visible.form.shared, role: visible.role }, 'view_xform') ? [visible.form.id] : [];
+    const visible = await requireForm(ctx, rawFormId, 'view_xform');
+    formIds = visible.allows('view_xform') ? [visible.form.id] : [];
   } else if (isAuthenticated(ctx.actor)) formIds = await forms.listLiveFormIds(ctx.db, { memberId: ctx.actor.user.id });
   else formIds = [];
   return represent(ctx, await repo.listServicesOfForms(ctx.db, formIds));
@@ -105,10 +105,10 @@ function readFields(ctx: RequestContext, payload: Payload, partial: boolean): Pa
 }
 
 /** The form named by `xform`, which the caller must manage; a 400 when it does not exist for them. */
-async function loadManagedForm(ctx: RequestContext, formRef: string): Promise<VisibleForm> {
-  let visible: VisibleForm;
+async function loadManagedForm(ctx: RequestContext, formRef: string): Promise<FormGrant> {
+  let visible: FormGrant;
   try {
-    visible = await loadVisibleForm(ctx, formRef);
+    visible = await requireForm(ctx, formRef, 'view_xform');
   } catch {
     throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
   }

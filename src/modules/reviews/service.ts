@@ -6,7 +6,8 @@
 // of the records they may read through the data API.
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { canReviewSubmissions, inRecordScope, isAuthenticated, isRole, recordReadingRoles, recordReadScope, requireUser, type Role } from '../../access/index.ts';
+import { isAuthenticated, isRole, recordReadingRoles, requireUser } from '../../access/index.ts';
+import { formStanding, type FormStanding } from '../../access/load.ts';
 import type { Payload } from '../../http/payload.ts';
 import * as repo from './repository.ts';
 import { queueReviewedRecords } from '../restservices/repository.ts';
@@ -85,12 +86,12 @@ function reader(ctx: RequestContext): repo.ReviewReader {
 
 /** Whether the caller may read this record at all (else it does not exist for them). */
 function readsRecord(ctx: RequestContext, target: repo.ReviewTarget): boolean {
-  const scope = recordReadScope({ shared: target.shared, sharedData: target.shared_data, role: roleOf(target) }, isAuthenticated(ctx.actor));
-  return inRecordScope(scope, isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined, target.submitted_by);
+  return standingOn(ctx, target).reads(target.submitted_by);
 }
 
-function roleOf(target: repo.ReviewTarget): Role | undefined {
-  return target.role !== null && isRole(target.role) ? target.role : undefined;
+/** The caller's standing on the target's form, from the role the target's query read with it. */
+function standingOn(ctx: RequestContext, target: repo.ReviewTarget): FormStanding {
+  return formStanding(ctx.actor, target, target.role !== null && isRole(target.role) ? target.role : undefined);
 }
 
 /**
@@ -116,7 +117,7 @@ export async function createReviews(ctx: RequestContext, body: unknown): Promise
   if (problems.some((p) => Object.keys(p).length > 0)) {
     throw bulk ? errors.listValidation(problems) : errors.validation(problems[0] ?? {});
   }
-  if (![...targets.values()].every((t) => canReviewSubmissions({ shared: t.shared, role: roleOf(t) }))) throw errors.permissionDenied();
+  if (![...targets.values()].every((t) => standingOn(ctx, t).reviews)) throw errors.permissionDenied();
 
   const now = ctx.clock.now();
   const created = await ctx.db.transaction().execute(async (trx) => {
@@ -193,7 +194,7 @@ async function loadChangeableReview(ctx: RequestContext, rawId: string): Promise
   const actor = requireUser(ctx.actor);
   const row = await loadReadableReview(ctx, rawId);
   const [target] = await repo.findReviewTargets(ctx.db, [row.instance_id], actor.id);
-  if (!target || !canReviewSubmissions({ shared: target.shared, role: roleOf(target) })) throw errors.permissionDenied();
+  if (!target || !standingOn(ctx, target).reviews) throw errors.permissionDenied();
   return row;
 }
 

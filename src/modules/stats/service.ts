@@ -4,7 +4,7 @@
 // joined by spaces, so each combination counts apart, as in onadata).
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
-import { loadDataForm } from '../submissions/data.ts';
+import { requireForm } from '../../access/load.ts';
 import { countRecordsBy, type StatsGroup } from './repository.ts';
 
 export interface StatsQuery {
@@ -22,8 +22,8 @@ export async function submissionStats(ctx: RequestContext, rawId: string, query:
   const field = (query.group ?? '').trim();
   if (!field) throw errors.badRequest('Give the field to group by: group=<field name>, e.g. group=_submission_time.');
   if (field.length > 255) throw errors.badRequest('The group field name is too long.');
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
   const name = (query.name ?? '').trim() || field;
-  const rows = await countRecordsBy(ctx.db, visible.form.id, groupOf(field), submittedBy);
+  const rows = await countRecordsBy(ctx.db, form.id, groupOf(field), submittedBy);
   return rows.map((row) => ({ [name]: row.value, count: row.count }));
 }

@@ -2,10 +2,10 @@
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
 import { ownValue } from '../../platform/lookup.ts';
-import { formAllows, inRecordScope, isAuthenticated, recordReadScope, recordWriteScope, requireUser, type FormAccessFacts } from '../../access/index.ts';
+import { isAuthenticated, requireUser } from '../../access/index.ts';
+import { requireForm } from '../../access/load.ts';
 import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http/pagination.ts';
 import { findBlob, readBlobChunks } from '../blobs/repository.ts';
-import { loadVisibleForm, type VisibleForm } from '../forms/service.ts';
 import * as forms from '../forms/repository.ts';
 import { numericSortKeys, queryCondition, sortOrder } from './query.ts';
 import { mergeMatches } from './match-list.ts';
@@ -16,41 +16,6 @@ import * as repo from './repository.ts';
 import { buildFormSchema } from './form-schema.ts';
 import { parseInstance } from './instance-xml.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
-
-export interface DataForm {
-  visible: VisibleForm;
-  /** Set when the caller reads only the records they submitted: the caller. */
-  submittedBy: number | undefined;
-}
-
-/**
- * The form whose records are asked for, and which of them the caller reads (the access module's
- * recordReadScope): none is 403 for a signed-in caller, 404 for an anonymous one.
- */
-export async function loadDataForm(ctx: RequestContext, rawId: string): Promise<DataForm> {
-  let visible: VisibleForm;
-  try {
-    visible = await loadVisibleForm(ctx, rawId);
-  } catch (error) {
-    // public_data alone shares a form's records, not the form itself (onadata's data viewset
-    // falls back to shared_data).
-    const form = /^\d{1,9}$/.test(rawId) ? await forms.findLiveForm(ctx.db, Number(rawId)) : undefined;
-    if (!form?.shared_data) throw error;
-    visible = { form, role: undefined };
-  }
-  const scope = recordReadScope({ ...formFacts(visible), sharedData: visible.form.shared_data }, isAuthenticated(ctx.actor));
-  if (scope === 'none') throw isAuthenticated(ctx.actor) ? errors.permissionDenied() : errors.notFound();
-  return { visible, submittedBy: scope === 'own' && isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined };
-}
-
-function formFacts(visible: VisibleForm): FormAccessFacts {
-  return { shared: visible.form.shared, role: visible.role };
-}
-
-/** The records the caller may change, for a role that changes records at all: the caller's own, or undefined for all. */
-function changedBy(visible: VisibleForm, userId: number): number | undefined {
-  return recordWriteScope(formFacts(visible)) === 'own' ? userId : undefined;
-}
 
 export interface DataQuery extends PageRequest {
   query?: string | undefined;
@@ -91,7 +56,7 @@ const CHUNK = 1000;
  * slice's records are then read CHUNK at a time as the client takes them.
  */
 export async function listRecords(ctx: RequestContext, rawId: string, query: DataQuery, requestUrl: string): Promise<DataPage> {
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
   const filters = recordFilters(query as Readonly<Record<string, unknown>>);
   const condition = sql`(${queryCondition(query.query)}) AND (${filters.condition})`;
   const order = sortOrder(query.sort);
@@ -101,7 +66,7 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   let offset = nonNegative(query.start) ?? 0;
   let link: string | undefined;
   const own = submittedBy !== undefined ? { submittedBy } : {};
-  const ids = await matchingIds(ctx, visible.form.id, query, filters.key, { condition, order, ...own });
+  const ids = await matchingIds(ctx, form.id, query, filters.key, { condition, order, ...own });
   if (paged) {
     const window = pageWindow(query);
     const { page, last } = resolvePage(window, ids.length);
@@ -111,7 +76,7 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   }
   const slice = ids.subarray(offset, limit === undefined ? undefined : offset + limit);
   const read = async (start: number): Promise<string[]> => {
-    const texts = await repo.recordTextsByIds(ctx.db, visible.form.id, ctx.baseUrl, Array.from(slice.subarray(start, start + CHUNK)));
+    const texts = await repo.recordTextsByIds(ctx.db, form.id, ctx.baseUrl, Array.from(slice.subarray(start, start + CHUNK)));
     return fields ? texts.map((t) => JSON.stringify(pick(JSON.parse(t) as Record<string, unknown>, fields))) : texts;
   };
   // The first chunk is read before answering, so that a page that fits in it fails (if the
@@ -201,24 +166,24 @@ function parseDataId(raw: string): number {
 }
 
 export async function getRecord(ctx: RequestContext, rawId: string, rawDataId: string): Promise<string> {
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
-  const found = await repo.findRecordText(ctx.db, visible.form.id, parseDataId(rawDataId), ctx.baseUrl);
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
+  const found = await repo.findRecordText(ctx.db, form.id, parseDataId(rawDataId), ctx.baseUrl);
   if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
   return found.text;
 }
 
 /** A record the caller may see, for its labels: its form and id. */
 async function loadRecordForLabels(ctx: RequestContext, rawId: string, rawDataId: string, write: boolean): Promise<{ formId: number; dataId: number }> {
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const grant = await requireForm(ctx, rawId, 'view_xform_data');
+  const { form, submittedBy } = grant;
   const dataId = parseDataId(rawDataId);
-  const found = await repo.findInstanceById(ctx.db, visible.form.id, dataId);
+  const found = await repo.findInstanceById(ctx.db, form.id, dataId);
   if (!found || found.deleted_at || (submittedBy !== undefined && found.submitted_by !== submittedBy)) throw errors.notFound();
   if (write) {
-    const actor = requireUser(ctx.actor);
-    const facts = formFacts(visible);
-    if (!formAllows(facts, 'change_xform') || !inRecordScope(recordWriteScope(facts), actor.id, found.submitted_by)) throw errors.permissionDenied();
+    requireUser(ctx.actor);
+    if (!grant.allows('change_xform') || !grant.changes(found.submitted_by)) throw errors.permissionDenied();
   }
-  return { formId: visible.form.id, dataId };
+  return { formId: form.id, dataId };
 }
 
 /** GET /api/v1/data/{pk}/{dataid}/labels: the record's tags (its `_tags`). */
@@ -250,8 +215,8 @@ export async function removeRecordLabel(ctx: RequestContext, rawId: string, rawD
 
 /** GET /api/v1/data/{pk}/{dataid}.xml: the record as it was submitted (its instance XML). */
 export async function getRecordXml(ctx: RequestContext, rawId: string, rawDataId: string): Promise<string> {
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
-  const found = await repo.findInstanceById(ctx.db, visible.form.id, parseDataId(rawDataId));
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
+  const found = await repo.findInstanceById(ctx.db, form.id, parseDataId(rawDataId));
   if (!found || found.deleted_at || (submittedBy !== undefined && found.submitted_by !== submittedBy)) throw errors.notFound();
   return found.xml;
 }
@@ -261,15 +226,15 @@ export async function getRecordXml(ctx: RequestContext, rawId: string, rawDataId
  * record it was (read from its archived XML), with the uuid it had then.
  */
 export async function recordHistory(ctx: RequestContext, rawId: string, rawDataId: string): Promise<Record<string, unknown>[]> {
-  const { visible, submittedBy } = await loadDataForm(ctx, rawId);
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
   const dataId = parseDataId(rawDataId);
-  const found = await repo.findRecordText(ctx.db, visible.form.id, dataId, ctx.baseUrl);
+  const found = await repo.findRecordText(ctx.db, form.id, dataId, ctx.baseUrl);
   if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
-  const schema = buildFormSchema((await forms.findFormDefinition(ctx.db, visible.form.id)).json);
-  return (await repo.listRecordHistory(ctx.db, visible.form.id, dataId)).map((version) => {
+  const schema = buildFormSchema((await forms.findFormDefinition(ctx.db, form.id)).json);
+  return (await repo.listRecordHistory(ctx.db, form.id, dataId)).map((version) => {
     const parsed = parseInstance(version.xml, schema, { maxBytes: ctx.config.uploadLimitBytes });
     const record = parsed.ok ? parsed.record : {};
-    return { ...record, _id: dataId, _uuid: version.uuid, _xform_id_string: visible.form.id_string, _date_archived: isoTimestamp(version.date_created) };
+    return { ...record, _id: dataId, _uuid: version.uuid, _xform_id_string: form.id_string, _date_archived: isoTimestamp(version.date_created) };
   });
 }
 
@@ -280,21 +245,18 @@ export async function recordHistory(ctx: RequestContext, rawId: string, rawDataI
  */
 export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId: string): Promise<void> {
   const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleForm(ctx, rawId);
+  const { form, allows, writeScope, readScope } = await requireForm(ctx, rawId, 'view_xform');
   const dataId = parseDataId(rawDataId);
-  if (!formAllows(formFacts(visible), 'delete_submission')) {
-    throw errors.permissionDenied('You do not have delete permissions.');
-  }
-  const submittedBy = changedBy(visible, actor.id);
+  if (!allows('delete_submission')) throw errors.permissionDenied('You do not have delete permissions.');
+  const submittedBy = writeScope === 'own' ? actor.id : undefined;
   const deleted = await ctx.db.transaction().execute(async (trx) => {
-    const done = await repo.softDeleteInstance(trx, visible.form.id, dataId, actor.id, ctx.clock.now(), submittedBy);
-    if (done) await repo.refreshFormCounters(trx, visible.form.id);
+    const done = await repo.softDeleteInstance(trx, form.id, dataId, actor.id, ctx.clock.now(), submittedBy);
+    if (done) await repo.refreshFormCounters(trx, form.id);
     return done;
   });
   if (deleted) return;
   // Not deleted: gone, or another's record the caller may not change (403 only if they read it).
-  const readsAll = recordReadScope({ ...formFacts(visible), sharedData: visible.form.shared_data }, true) === 'all';
-  const found = submittedBy !== undefined && readsAll ? await repo.findInstanceById(ctx.db, visible.form.id, dataId) : undefined;
+  const found = submittedBy !== undefined && readScope === 'all' ? await repo.findInstanceById(ctx.db, form.id, dataId) : undefined;
   throw found && !found.deleted_at ? errors.permissionDenied('You do not have delete permissions.') : errors.notFound();
 }
 
@@ -306,11 +268,7 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
  */
 export async function deleteRecords(ctx: RequestContext, rawId: string, payload: Readonly<Record<string, unknown>>): Promise<{ message: string }> {
   const actor = requireUser(ctx.actor);
-  const visible = await loadVisibleForm(ctx, rawId);
-  if (!formAllows(formFacts(visible), 'delete_submission')) {
-    throw errors.permissionDenied('You do not have delete permissions.');
-  }
-  const submittedBy = changedBy(visible, actor.id);
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'delete_submission', { denied: 'You do not have delete permissions.' });
   const truthy = (value: unknown): boolean => typeof value === 'boolean' ? value : typeof value === 'string' && value.toLowerCase() === 'true';
   if (truthy(payload['permanent_delete'])) throw new AppError(400, { error: 'Permanent submission deletion is not enabled for this server.' });
   const all = truthy(payload['delete_all']);
@@ -320,8 +278,8 @@ export async function deleteRecords(ctx: RequestContext, rawId: string, payload:
   if (!all && ids.length === 0) throw errors.badRequest('Data id(s) not provided.');
   if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.badRequest('Invalid data ID. It must be a positive integer');
   const count = await ctx.db.transaction().execute(async (trx) => {
-    const n = await repo.softDeleteInstances(trx, visible.form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now(), submittedBy);
-    if (n > 0) await repo.refreshFormCounters(trx, visible.form.id);
+    const n = await repo.softDeleteInstances(trx, form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now(), submittedBy);
+    if (n > 0) await repo.refreshFormCounters(trx, form.id);
     return n;
   });
   return { message: `${count} records were deleted` };
@@ -349,7 +307,7 @@ export async function attachmentFile(ctx: RequestContext, rawId: string): Promis
   if (!/^\d+$/.test(rawId)) throw errors.notFound();
   const attachment = await repo.findAttachment(ctx.db, Number(rawId));
   if (!attachment) throw errors.notFound();
-  const { submittedBy } = await loadDataForm(ctx, String(attachment.form_id));
+  const { submittedBy } = await requireForm(ctx, String(attachment.form_id), 'view_xform_data');
   if (submittedBy !== undefined && attachment.submitted_by !== submittedBy) throw errors.notFound();
   const blob = await findBlob(ctx.db, attachment.blob);
   if (!blob) throw new AppError(404, { detail: 'Not found.' });

@@ -5,7 +5,7 @@ import { errors } from '../../errors.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { buildFormSchema } from './form-schema.ts';
 import { listRecords, wholeText, type DataQuery } from './data.ts';
-import { loadVisibleForm } from '../forms/service.ts';
+import { requireForm } from '../../access/load.ts';
 import { ownValue } from '../../platform/lookup.ts';
 
 type Point = { type: 'Point'; coordinates: [number, number] };
@@ -39,7 +39,7 @@ export interface GeoJsonQuery extends DataQuery {
 }
 
 export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: GeoJsonQuery, requestUrl: string): Promise<{ body: string; link: string | undefined }> {
-  const { form } = await loadVisibleForm(ctx, rawId);
+  const { form } = await requireForm(ctx, rawId, 'view_xform');
   const schema = buildFormSchema((await findFormDefinition(ctx.db, form.id)).json);
   const paths = query.geo_field ? [query.geo_field] : schema.geopointPaths;
   if (paths.length === 0) throw errors.notFound();

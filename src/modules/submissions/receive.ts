@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { AppError, errors, isAppError } from '../../errors.ts';
-import { formAllows, inRecordScope, isAuthenticated, mayReplaceRecord, recordWriteScope } from '../../access/index.ts';
+import { isAuthenticated } from '../../access/index.ts';
+import { callerFormRole, formStanding } from '../../access/load.ts';
 import type { Role } from '../../access/roles.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import type { DbOrTx } from '../../platform/db.ts';
@@ -114,11 +115,11 @@ async function checkMaySubmit(
     if (requireAuth) throw errors.notAuthenticated(ctx.challenge);
     return { ownerRequireAuth: owner.require_auth, role: null };
   }
-  const role = (await forms.formRoleOf(ctx.db, form.id, ctx.actor.user.id)) ?? null;
-  if (!formAllows({ shared: form.shared, role: role ?? undefined }, 'report_xform') && requireAuth) {
+  const role = await callerFormRole(ctx, form.id);
+  if (!formStanding(ctx.actor, form, role).allows('report_xform') && requireAuth) {
     throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make submissions to ${owner.username}'s ${form.title} form.`);
   }
-  return { ownerRequireAuth: owner.require_auth, role };
+  return { ownerRequireAuth: owner.require_auth, role: role ?? null };
 }
 
 /**
@@ -128,8 +129,7 @@ async function checkMaySubmit(
  */
 async function requireEditPermission(ctx: RequestContext, db: DbOrTx, access: SubmissionAccess, edited: repo.InstanceRow): Promise<void> {
   if (!isAuthenticated(ctx.actor)) return;
-  const facts = { shared: access.form.shared, role: access.role ?? undefined };
-  if (mayReplaceRecord(facts, access.ownerRequireAuth, ctx.actor.user.id, edited.submitted_by)) return;
+  if (formStanding(ctx.actor, access.form, access.role ?? undefined).mayReplace(access.ownerRequireAuth, edited.submitted_by)) return;
   // Read inside the caller's transaction: the embedded database has one connection.
   const owner = await findActiveUserById(db, access.form.owner_id);
   throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make edit submissions to ${owner?.username ?? ''}'s ${access.form.title} form.`);
@@ -153,8 +153,8 @@ async function lateFiles(
 ): Promise<readonly UploadedMedia[]> {
   const stored = await repo.findInstanceById(db, access.form.id, instanceId);
   if (!stored || stored.deleted_at || stored.uuid !== uuid || stored.xml !== xml) return [];
-  const facts = { shared: access.form.shared, role: access.role ?? undefined };
-  if (isAuthenticated(ctx.actor) && facts.role !== undefined && !inRecordScope(recordWriteScope(facts), ctx.actor.user.id, stored.submitted_by)) {
+  const standing = formStanding(ctx.actor, access.form, access.role ?? undefined);
+  if (isAuthenticated(ctx.actor) && standing.role !== undefined && !standing.changes(stored.submitted_by)) {
     throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to add files to another submitter's record.`);
   }
   return media;

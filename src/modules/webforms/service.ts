@@ -1,9 +1,8 @@
 // onadata's Enketo links, answered with this server's own web forms: which address fills, previews
 // or submits a form once, and which edits a record.
-import { formAllows, requireUser } from '../../access/index.ts';
+import { requireUser } from '../../access/index.ts';
+import { requireForm } from '../../access/load.ts';
 import type { RequestContext } from '../../context.ts';
-import { errors } from '../../errors.ts';
-import { loadVisibleForm } from '../forms/service.ts';
 import { getRecordXml } from '../submissions/data.ts';
 import { editUrl, fillUrl, previewUrl, singleSubmitUrl } from './urls.ts';
 
@@ -14,8 +13,7 @@ import { editUrl, fillUrl, previewUrl, singleSubmitUrl } from './urls.ts';
  */
 export async function formLinks(ctx: RequestContext, rawId: string, query: Readonly<Record<string, string | undefined>>): Promise<Record<string, string>> {
   requireUser(ctx.actor);
-  const { form, role } = await loadVisibleForm(ctx, rawId);
-  if (!formAllows({ shared: form.shared, role }, 'report_xform')) throw errors.permissionDenied();
+  const { form } = await requireForm(ctx, rawId, 'report_xform');
   if (query['survey_type'] === 'single') return { single_submit_url: singleSubmitUrl(ctx.baseUrl, form.id) };
   if (query['survey_type'] === 'preview' || query['show_preview']?.toLowerCase() === 'true') return { enketo_preview_url: previewUrl(ctx.baseUrl, form.id) };
   return { enketo_url: fillUrl(ctx.baseUrl, form.id), enketo_preview_url: previewUrl(ctx.baseUrl, form.id), single_submit_url: singleSubmitUrl(ctx.baseUrl, form.id) };
