@@ -1,5 +1,6 @@
 // The one place where "may this caller do this?" is decided. Routes declare a RouteAccess rule
-// (checked before the handler runs); services ask the object-level questions below.
+// (checked before the handler runs); services load forms and projects through ./load.ts
+// (requireForm, requireProject), which asks the object-level questions below.
 import { errors } from '../errors.ts';
 import type { UserRow } from '../modules/accounts/repository.ts';
 import { isAuthenticated, type Principal } from './principal.ts';
@@ -104,12 +105,6 @@ export function canSeeOrg(orgRole: string | undefined): boolean {
 /** Who may change an organisation's profile and its members: its owners. */
 export function canManageOrg(orgRole: string | undefined): boolean {
   return orgRole === 'owner';
-}
-
-/** 404 for what the caller may not see, 403 for what they see but may not change. */
-export function denyUnlessAllowed(visible: boolean, allowed: boolean, notFoundModel: string): void {
-  if (!visible) throw errors.noMatch(notFoundModel);
-  if (!allowed) throw errors.permissionDenied();
 }
 
 // ---------------------------------------------------------------- records and their reviews
