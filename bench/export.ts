@@ -15,7 +15,7 @@ import pg from 'pg';
 import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
 import { cpuSeconds, loadAverage, machineCheckMs, peakRssMb, resetPeakRss } from './_proc.ts';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type BenchServer } from './_server.ts';
-import { buildFormSchema, type FormSchema } from '../src/modules/submissions/form-schema.ts';
+import { buildFormModel, type FormModel } from '../src/lib/form-model/model.ts';
 import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
 
 const DATABASE = 'gather_bench_export';
@@ -70,7 +70,7 @@ interface StoredRecord {
   repeatCounts: string;
 }
 
-function storedRecord(xml: string, schema: FormSchema, idString: string, formVersion: string): StoredRecord {
+function storedRecord(xml: string, schema: FormModel, idString: string, formVersion: string): StoredRecord {
   const parsed = parseInstance(xml, schema, { maxBytes: 10_000_000 });
   if (!parsed.ok) throw new Error(`bench instance does not parse: ${parsed.error}`);
   const { record, meta } = parsed;
@@ -96,7 +96,7 @@ interface FormFacts {
   idString: string;
   version: string;
   ownerId: number;
-  schema: FormSchema;
+  schema: FormModel;
 }
 
 async function formFacts(client: pg.Client): Promise<FormFacts> {
@@ -104,7 +104,7 @@ async function formFacts(client: pg.Client): Promise<FormFacts> {
     'SELECT id, id_string, version, owner_id, json FROM forms WHERE deleted_at IS NULL ORDER BY id LIMIT 1',
   )).rows[0];
   if (!row) throw new Error('the bench form is missing');
-  return { id: row.id, idString: row.id_string, version: row.version, ownerId: row.owner_id, schema: buildFormSchema(row.json) };
+  return { id: row.id, idString: row.id_string, version: row.version, ownerId: row.owner_id, schema: buildFormModel(row.json) };
 }
 
 /** Publishes the bench form, posts a few submissions through HTTP and checks the loader writes the same. */

@@ -19,7 +19,7 @@ import pg from 'pg';
 import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
 import { cpuSeconds, loadAverage, machineCheckMs, resetPeakRss } from './_proc.ts';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type Backend, type BenchServer } from './_server.ts';
-import { buildFormSchema, type FormSchema } from '../src/modules/submissions/form-schema.ts';
+import { buildFormModel, type FormModel } from '../src/lib/form-model/model.ts';
 import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
 
 const PORT = 8741;
@@ -85,7 +85,7 @@ async function openSql(backend: Backend, dataDir: string): Promise<Sql> {
 }
 
 /** The record as a submission stores it (src/modules/submissions/receive.ts; bench/export.ts checks the match). */
-function storedRecord(xml: string, schema: FormSchema, idString: string, formVersion: string): Record<string, unknown> {
+function storedRecord(xml: string, schema: FormModel, idString: string, formVersion: string): Record<string, unknown> {
   const parsed = parseInstance(xml, schema, { maxBytes: 10_000_000 });
   if (!parsed.ok) throw new Error(`bench instance does not parse: ${parsed.error}`);
   const { record, meta } = parsed;
@@ -112,7 +112,7 @@ async function loadRecords(sql: Sql, records: number): Promise<void> {
     'SELECT id, id_string, version, owner_id, json FROM forms WHERE deleted_at IS NULL ORDER BY id LIMIT 1',
   ))[0];
   if (!form) throw new Error('the bench form is missing');
-  const schema = buildFormSchema(form.json);
+  const schema = buildFormModel(form.json);
   const have = Number((await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM instances WHERE form_id = $1', [form.id]))[0]?.n ?? 0);
   const base = Date.parse('2026-11-01T00:00:00Z');
   for (let n = have; n < records; n += BATCH) {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { BENCH_FORM, benchInstance } from './_instances.ts';
 import { convert } from '../packages/xlsform/src/index.ts';
-import { buildFormSchema } from '../src/modules/submissions/form-schema.ts';
+import { buildFormModel } from '../src/lib/form-model/model.ts';
 import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
 
 const VARIANTS = 1000;
@@ -15,7 +15,7 @@ export async function main(args: string[]): Promise<void> {
   const count = Number(args[0] ?? 100_000) || 100_000;
   const form = convert(readFileSync(BENCH_FORM), { fileName: 'bench_household.xlsx' });
   if (!form.ok) throw new Error(form.errors.map((e) => e.message).join('; '));
-  const schema = buildFormSchema(form.formJson);
+  const schema = buildFormModel(form.formJson);
   const instances = Array.from({ length: VARIANTS }, (_, i) => Buffer.from(benchInstance(i)));
   const options = { maxBytes: 10_000_000 };
   const check = parseInstance(instances[0] ?? '', schema, options);

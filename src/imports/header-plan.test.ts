@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildImportForm } from './form-model.ts';
+import { buildFormModel } from '../lib/form-model/model.ts';
 import { planHeaders, type ColumnRole } from './header-plan.ts';
 import { RowBuilder } from './row-builder.ts';
-import { buildFormSchema } from '../modules/submissions/form-schema.ts';
 
 // A form with a group, a repeat inside it, a nested repeat, a select_multiple and a geopoint.
 const FORM_JSON = {
@@ -25,7 +24,7 @@ const FORM_JSON = {
     { type: 'group', name: 'meta', children: [{ type: 'calculate', name: 'instanceID' }] },
   ],
 };
-const FORM = buildImportForm(FORM_JSON);
+const FORM = buildFormModel(FORM_JSON);
 
 const describeRole = (role: ColumnRole): string =>
   'question' in role ? `${role.role}:${role.question.path}${role.steps.map((s) => `[${s.repeat.path}#${s.index}]`).join('')}${role.role === 'choice' ? `=${role.choice}` : ''}${role.role === 'geo-part' ? `@${role.part}` : ''}` : role.role;
@@ -59,7 +58,7 @@ test('missing, unknown and duplicate columns and spaces are refused with their n
 test('a row becomes the instance a device would send, in form order', () => {
   const result = planHeaders(FORM, ['hh/member[2]/m_name', 'hh/member[1]/m_name', 'hh/size', 'name', 'pets/dog', 'pets/cat', '_gps_longitude', '_gps_latitude', '_uuid']);
   assert.ok(result.ok);
-  const builder = new RowBuilder(FORM, result.plan, { rootName: 'data', idString: 'pets', formUuid: 'f00d' }, buildFormSchema(FORM_JSON));
+  const builder = new RowBuilder(FORM, result.plan, { rootName: 'data', idString: 'pets', formUuid: 'f00d' });
   const prepared = builder.prepare(['Zed', 'Amy', '3', 'A & B', 'True', '1', '36.8', '-1.2', 'uuid:abc']);
   assert.ok(prepared.ok);
   assert.equal(prepared.row.matchUuid, 'abc');

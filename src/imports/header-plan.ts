@@ -2,18 +2,19 @@
 // CSV export's (onadata-data.md §3.2): slash paths (`grp/q`; `grp.q` is read too when the file
 // uses dots throughout), repeat columns `rep[2]/q`, split select_multiple columns `q/choice`,
 // geopoint parts `_q_latitude` (and onadata's import spelling `q.latitude`), meta columns.
-import type { ImportForm, ImportQuestion, ImportSection } from './form-model.ts';
+import type { FormModel, FormQuestion, FormSection } from '../lib/form-model/model.ts';
+import { answerChildren, topLevelQuestions } from './answers.ts';
 
 /** A repeat on the way to a column and the entry (1-based) the column belongs to. */
 export interface RepeatStep {
-  readonly repeat: ImportSection;
+  readonly repeat: FormSection;
   readonly index: number;
 }
 
 export type ColumnRole =
-  | { readonly role: 'value'; readonly question: ImportQuestion; readonly steps: readonly RepeatStep[] }
-  | { readonly role: 'choice'; readonly question: ImportQuestion; readonly steps: readonly RepeatStep[]; readonly choice: string }
-  | { readonly role: 'geo-part'; readonly question: ImportQuestion; readonly steps: readonly RepeatStep[]; readonly part: number }
+  | { readonly role: 'value'; readonly question: FormQuestion; readonly steps: readonly RepeatStep[] }
+  | { readonly role: 'choice'; readonly question: FormQuestion; readonly steps: readonly RepeatStep[]; readonly choice: string }
+  | { readonly role: 'geo-part'; readonly question: FormQuestion; readonly steps: readonly RepeatStep[]; readonly part: number }
   | { readonly role: 'uuid' | 'instance-id' | 'submission-time' | 'submitted-by' | 'ignored' };
 
 export interface HeaderPlan {
@@ -39,13 +40,13 @@ const SEGMENT = /^(.*?)(?:\[(\d+)\])?$/;
 export const MISSING_COLUMNS = 'Sorry uploaded file does not match the form. The file is missing the column(s): ';
 export const SPACES_IN_HEADERS = 'CSV file fieldnames should not contain spaces';
 
-function childNamed(section: ImportSection, name: string) {
-  return section.children.find((c) => c.name === name);
+function childNamed(section: FormSection, name: string) {
+  return answerChildren(section).find((c) => c.name === name);
 }
 
 /** Resolves path segments from the root; null when the form has no such column. */
-function resolveSegments(form: ImportForm, segments: readonly string[]): ColumnRole | null {
-  let section: ImportSection = form.root;
+function resolveSegments(form: FormModel, segments: readonly string[]): ColumnRole | null {
+  let section: FormSection = form.root;
   const steps: RepeatStep[] = [];
   for (let i = 0; i < segments.length; i++) {
     const match = SEGMENT.exec(segments[i] ?? '');
@@ -56,7 +57,7 @@ function resolveSegments(form: ImportForm, segments: readonly string[]): ColumnR
       // `_gps_latitude` next to the geopoint `gps` in this section.
       const derived = i === segments.length - 1 && index === undefined ? DERIVED_GEO.exec(name) : null;
       const geo = derived ? childNamed(section, derived[1] ?? '') : undefined;
-      if (derived && geo?.kind === 'question' && geo.valueKind === 'geopoint') {
+      if (derived && geo?.kind === 'question' && geo.uses.importValue === 'geopoint') {
         return { role: 'geo-part', question: geo, steps, part: GEO_PARTS.indexOf(derived[2] as (typeof GEO_PARTS)[number]) };
       }
       return null;
@@ -66,7 +67,7 @@ function resolveSegments(form: ImportForm, segments: readonly string[]): ColumnR
       const rest = segments.slice(i + 1);
       if (rest.length === 0) return { role: 'value', question: element, steps };
       const choice = rest.join('/');
-      if (rest.length === 1 && element.valueKind === 'select_multiple' && (element.choices === null || element.choices.includes(choice))) {
+      if (rest.length === 1 && element.uses.importValue === 'select_multiple' && (element.choiceNames === null || element.choiceNames.includes(choice))) {
         return { role: 'choice', question: element, steps, choice };
       }
       return null;
@@ -82,7 +83,7 @@ function resolveSegments(form: ImportForm, segments: readonly string[]): ColumnR
   return null;
 }
 
-function resolveHeader(form: ImportForm, header: string): ColumnRole | null {
+function resolveHeader(form: FormModel, header: string): ColumnRole | null {
   const bySlash = resolveSegments(form, header.split('/'));
   if (bySlash) return bySlash;
   if (header.includes('.')) {
@@ -92,7 +93,7 @@ function resolveHeader(form: ImportForm, header: string): ColumnRole | null {
     const dot = header.lastIndexOf('.');
     const part = GEO_PARTS.indexOf(header.slice(dot + 1) as (typeof GEO_PARTS)[number]);
     const base = part >= 0 ? resolveHeader(form, header.slice(0, dot)) : null;
-    if (base?.role === 'value' && base.question.valueKind === 'geopoint') return { role: 'geo-part', question: base.question, steps: base.steps, part };
+    if (base?.role === 'value' && base.question.uses.importValue === 'geopoint') return { role: 'geo-part', question: base.question, steps: base.steps, part };
   }
   return null;
 }
@@ -120,11 +121,11 @@ function specialRole(header: string): ColumnRole | null {
 }
 
 /** The question a column fills, if any. */
-function questionOf(role: ColumnRole): ImportQuestion | undefined {
+function questionOf(role: ColumnRole): FormQuestion | undefined {
   return 'question' in role ? role.question : undefined;
 }
 
-export function planHeaders(form: ImportForm, rawHeaders: readonly string[]): HeaderPlanResult {
+export function planHeaders(form: FormModel, rawHeaders: readonly string[]): HeaderPlanResult {
   const headers = rawHeaders.map((h, i) => (i === 0 ? h.replace(/^\uFEFF/, '') : h));
   if (headers.some((h) => h.includes(' '))) return { ok: false, error: SPACES_IN_HEADERS };
   const seen = new Set<string>();
@@ -148,12 +149,12 @@ export function planHeaders(form: ImportForm, rawHeaders: readonly string[]): He
   if (duplicates.size > 0) return { ok: false, error: `The file has duplicate column(s): ${[...duplicates].join(', ')}.` };
   if (unknown.length > 0) return { ok: false, error: `The file has column(s) the form does not have: ${unknown.join(', ')}.` };
 
-  const covered = new Set<ImportQuestion>();
+  const covered = new Set<FormQuestion>();
   for (const role of columns) {
     const question = questionOf(role);
     if (question) covered.add(question);
   }
-  const missing = form.topLevelQuestions
+  const missing = topLevelQuestions(form)
     .filter((q) => !covered.has(q) && q.path !== 'meta/instanceID' && q.path !== 'meta/deprecatedID' && !q.path.startsWith('formhub/'))
     .map((q) => q.path)
     .sort();

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildFormSchema } from '../modules/submissions/form-schema.ts';
 import { parseInstance } from '../modules/submissions/instance-xml.ts';
-import { buildImportForm } from './form-model.ts';
+import { buildFormModel } from '../lib/form-model/model.ts';
+import { topLevelQuestions } from './answers.ts';
 import { planHeaders } from './header-plan.ts';
 import { RowBuilder } from './row-builder.ts';
 
@@ -104,11 +104,10 @@ function row(next: () => number): string[] {
 }
 
 test('records built from rows equal what the submission parser reads from the same rows\' XML', () => {
-  const form = buildImportForm(FORM_JSON);
-  const schema = buildFormSchema(FORM_JSON);
+  const form = buildFormModel(FORM_JSON);
   const planned = planHeaders(form, HEADERS);
   assert.ok(planned.ok, planned.ok ? '' : planned.error);
-  const builder = new RowBuilder(form, planned.plan, { rootName: 'survey', idString: 'survey', formUuid: 'f0rm-uuid' }, schema);
+  const builder = new RowBuilder(form, planned.plan, { rootName: 'survey', idString: 'survey', formUuid: 'f0rm-uuid' });
   const next = random(7);
   let compared = 0;
   let withRepeats = 0;
@@ -120,7 +119,7 @@ test('records built from rows equal what the submission parser reads from the sa
     if (!prepared.ok) continue;
     const deprecated = n % 3 === 0 ? `old-${n}` : null;
     const xml = prepared.row.render(`new-${n}`, deprecated);
-    const parsed = parseInstance(xml, schema, { maxBytes: 1 << 20 });
+    const parsed = parseInstance(xml, form, { maxBytes: 1 << 20 });
     assert.ok(parsed.ok, `row ${n}: ${xml}`);
     const json = prepared.row.recordJson(`new-${n}`, deprecated, {});
     assert.ok(json !== null, 'this form is built directly');
@@ -148,11 +147,11 @@ test('forms whose XML does not map one element to one answer are left to the par
   const ownFormhub = { name: 'data', children: [{ type: 'text', name: 'a' }, { type: 'group', name: 'formhub', children: [{ type: 'calculate', name: 'uuid' }] }] };
   const metaQuestion = { name: 'data', children: [{ type: 'text', name: 'meta' }] };
   for (const json of [twice, prefixed, ownFormhub, metaQuestion]) {
-    const form = buildImportForm(json);
-    const headers = form.topLevelQuestions.map((q) => q.path);
+    const form = buildFormModel(json);
+    const headers = topLevelQuestions(form).map((q) => q.path);
     const planned = planHeaders(form, headers);
     assert.ok(planned.ok, planned.ok ? '' : planned.error);
-    const builder = new RowBuilder(form, planned.plan, { rootName: 'data', idString: 'data', formUuid: 'f' }, buildFormSchema(json));
+    const builder = new RowBuilder(form, planned.plan, { rootName: 'data', idString: 'data', formUuid: 'f' });
     const prepared = builder.prepare(headers.map(() => '1'));
     assert.ok(prepared.ok);
     assert.equal(prepared.row.recordJson('u', null, {}), null, JSON.stringify(json));
@@ -161,10 +160,10 @@ test('forms whose XML does not map one element to one answer are left to the par
 });
 
 test('a half surrogate pair, which XML cannot carry, is refused as a bad character', () => {
-  const form = buildImportForm(FORM_JSON);
+  const form = buildFormModel(FORM_JSON);
   const planned = planHeaders(form, HEADERS);
   assert.ok(planned.ok);
-  const builder = new RowBuilder(form, planned.plan, { rootName: 'survey', idString: 'survey', formUuid: 'f' }, buildFormSchema(FORM_JSON));
+  const builder = new RowBuilder(form, planned.plan, { rootName: 'survey', idString: 'survey', formUuid: 'f' });
   const cells = HEADERS.map((h) => (h === 'name' ? 'bad \ud800 text' : ''));
   assert.deepEqual(builder.prepare(cells), { ok: false, problems: [{ column: 'name', value: 'bad \ud800 text', problem: 'character' }] });
 });

@@ -6,12 +6,12 @@
 // integer and decimal answers as numbers. Forms where the XML would not map one element to one
 // answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own, or
 // facts read from the meta ids) are left to the parser.
-import { FIELD_NUMERIC, type FormSchema } from '../modules/submissions/form-schema.ts';
 import { coerceNumeric, secondsOf, type RecordValue } from '../modules/submissions/instance-xml.ts';
-import type { ImportForm, ImportSection } from './form-model.ts';
+import type { FormModel, FormSection } from '../lib/form-model/model.ts';
+import { answerChildren } from './answers.ts';
 
-/** What the record builder needs from the parser's view of the form. */
-export type RecordRules = Pick<FormSchema, 'fieldFlags' | 'geopointPaths' | 'mediaPaths' | 'startPath' | 'endPath' | 'encrypted'>;
+/** What the record builder reads of the form, as the parser reads it. */
+export type RecordRules = Pick<FormModel, 'numberPaths' | 'geopointPaths' | 'mediaPaths' | 'startPath' | 'endPath' | 'encrypted'>;
 
 /** What storage needs besides the record, as the parser reports it. */
 export interface RecordFacts {
@@ -37,12 +37,12 @@ export function storedText(value: string): string | null {
 }
 
 export function storedValue(rules: RecordRules, path: string, text: string): RecordValue {
-  return ((rules.fieldFlags.get(path) ?? 0) & FIELD_NUMERIC) !== 0 ? coerceNumeric(text) : text;
+  return rules.numberPaths.has(path) ? coerceNumeric(text) : text;
 }
 
-function sectionMapsOneToOne(section: ImportSection): boolean {
+function sectionMapsOneToOne(section: FormSection): boolean {
   const names = new Set<string>();
-  for (const child of section.children) {
+  for (const child of answerChildren(section)) {
     if (child.name.includes(':') || names.has(child.name)) return false;
     names.add(child.name);
     if (child.kind !== 'question' && !sectionMapsOneToOne(child)) return false;
@@ -51,12 +51,12 @@ function sectionMapsOneToOne(section: ImportSection): boolean {
 }
 
 /** Whether records of this form can be built directly (else the parser reads each row's XML). */
-export function canBuildRecords(form: ImportForm, rules: RecordRules): boolean {
-  if (rules.encrypted || form.rootName.includes(':')) return false;
+export function canBuildRecords(form: FormModel): boolean {
+  if (form.encrypted || form.rootName.includes(':')) return false;
   // Facts are computed from the answers alone: no fact may come from the ids added around them.
-  const factPaths = [...rules.geopointPaths, ...rules.mediaPaths, rules.startPath, rules.endPath];
+  const factPaths = [...form.geopointPaths, ...form.mediaPaths, form.startPath, form.endPath];
   if (factPaths.some((path) => path === 'formhub/uuid' || path === 'meta/instanceID' || path === 'meta/deprecatedID')) return false;
-  for (const child of form.root.children) {
+  for (const child of answerChildren(form.root)) {
     if (child.name === 'formhub' || (child.name === 'meta' && child.kind !== 'group')) return false;
   }
   return sectionMapsOneToOne(form.root);

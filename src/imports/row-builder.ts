@@ -4,7 +4,8 @@
 // that an import does not parse its own XML again. Values are checked first; a row with bad
 // values yields its problems (column, value) and no instance.
 import type { RecordValue } from '../modules/submissions/instance-xml.ts';
-import type { ImportElement, ImportForm, ImportQuestion, ImportSection } from './form-model.ts';
+import type { FormModel, FormNode, FormQuestion, FormSection } from '../lib/form-model/model.ts';
+import { answerChildren } from './answers.ts';
 import type { ColumnRole, HeaderPlan, RepeatStep } from './header-plan.ts';
 import { itemPosition, repeatCountKey } from '../exports/layout/repeat-counts.ts';
 import { canBuildRecords, recordFacts, storedText, storedValue, type RecordFacts, type RecordRules } from './instance-record.ts';
@@ -76,10 +77,10 @@ export interface InstanceIdentity {
 
 /** Answers of one instance or repeat entry, by question. */
 class Entry {
-  readonly values = new Map<ImportQuestion, string>();
-  choices: Map<ImportQuestion, Set<string>> | undefined;
-  geoParts: Map<ImportQuestion, Array<string | undefined>> | undefined;
-  repeats: Map<ImportSection, Map<number, Entry>> | undefined;
+  readonly values = new Map<FormQuestion, string>();
+  choices: Map<FormQuestion, Set<string>> | undefined;
+  geoParts: Map<FormQuestion, Array<string | undefined>> | undefined;
+  repeats: Map<FormSection, Map<number, Entry>> | undefined;
 
   child(step: RepeatStep): Entry {
     this.repeats ??= new Map();
@@ -168,7 +169,7 @@ interface RecordSink {
 
 export class RowBuilder {
   readonly #plan: HeaderPlan;
-  readonly #form: ImportForm;
+  readonly #form: FormModel;
   readonly #open: string;
   readonly #formhub: string;
   readonly #close: string;
@@ -182,20 +183,20 @@ export class RowBuilder {
    * Each element's tags and JSON member keys, written once here: spelling them out for every row
    * took a dozen small strings per answer, most of a row's allocation.
    */
-  readonly #texts = new Map<ImportElement, ElementTexts>();
+  readonly #texts = new Map<FormNode, ElementTexts>();
 
-  constructor(form: ImportForm, plan: HeaderPlan, identity: InstanceIdentity, rules: RecordRules) {
+  constructor(form: FormModel, plan: HeaderPlan, identity: InstanceIdentity) {
     this.#plan = plan;
     this.#form = form;
     this.#open = `<?xml version="1.0" ?><${form.rootName} id="${escapeAttribute(identity.idString)}"`;
     this.#formhub = `<formhub><uuid>${escapeText(identity.formUuid)}</uuid></formhub>`;
     this.#close = `</${form.rootName}>`;
     this.#formUuid = storedText(identity.formUuid);
-    this.#rules = canBuildRecords(form, rules) ? rules : null;
-    this.#factPaths = new Set([...rules.geopointPaths, ...rules.mediaPaths]);
+    this.#rules = canBuildRecords(form) ? form : null;
+    this.#factPaths = new Set([...form.geopointPaths, ...form.mediaPaths]);
     this.#formhubMember = `${JSON.stringify('formhub/uuid')}:`;
-    const describe = (section: ImportSection): void => {
-      for (const element of section.children) {
+    const describe = (section: FormSection): void => {
+      for (const element of answerChildren(section)) {
         const key = `${JSON.stringify(element.path)}:`;
         this.#texts.set(element, { open: `<${element.name}>`, close: `</${element.name}>`, firstMember: key, nextMember: `,${key}` });
         if (element.kind !== 'question') describe(element);
@@ -204,7 +205,7 @@ export class RowBuilder {
     describe(form.root);
   }
 
-  #textsOf(element: ImportElement): ElementTexts {
+  #textsOf(element: FormNode): ElementTexts {
     return this.#texts.get(element) as ElementTexts;
   }
 
@@ -315,7 +316,7 @@ export class RowBuilder {
     if (entry.choices) {
       for (const [question, picked] of entry.choices) {
         if (entry.values.has(question)) continue;
-        const order = question.choices ?? [...picked];
+        const order = question.choiceNames ?? [...picked];
         const names = order.filter((name) => picked.has(name));
         if (names.length > 0) entry.values.set(question, names.join(' '));
       }
@@ -341,13 +342,13 @@ export class RowBuilder {
    * The XML of a section's children; at the root, `meta` gets a marker where instanceID goes.
    * With a sink, the answers also go into its record as the parser would read them from this XML.
    */
-  #children(section: ImportSection, entry: Entry, atRoot: boolean, sink: RecordSink | null): string {
+  #children(section: FormSection, entry: Entry, atRoot: boolean, sink: RecordSink | null): string {
     let out = '';
-    for (const element of section.children) out += this.#element(element, entry, atRoot, sink);
+    for (const element of answerChildren(section)) out += this.#element(element, entry, atRoot, sink);
     return out;
   }
 
-  #element(element: ImportElement, entry: Entry, atRoot: boolean, sink: RecordSink | null): string {
+  #element(element: FormNode, entry: Entry, atRoot: boolean, sink: RecordSink | null): string {
     if (element.kind === 'question') {
       if (atRoot && (element.path === 'meta/instanceID' || element.path === 'meta/deprecatedID')) return '';
       const value = entry.values.get(element);

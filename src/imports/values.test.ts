@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkGeopoint, checkValue, normaliseDate, normaliseDateTime, normaliseTime } from './values.ts';
-import type { ImportQuestion, ValueKind } from './form-model.ts';
+import type { FormQuestion } from '../lib/form-model/model.ts';
+import { usesOf, type ImportValue } from '../lib/form-model/type-table.ts';
 
-function question(valueKind: ValueKind, choices: string[] | null = null, allowsOther = false): ImportQuestion {
-  return { kind: 'question', name: 'q', path: 'q', valueKind, choices, allowsOther, repeat: null };
+function question(importValue: ImportValue, choiceNames: string[] | null = null, allowsOther = false): FormQuestion {
+  const uses = { ...usesOf('text', undefined), importValue };
+  return { kind: 'question', name: 'q', path: 'q', type: 'text', label: undefined, choices: [], choiceNames, allowsOther, hxl: undefined, repeat: null, uses };
 }
 
 test('dates a device would send are kept; common spellings become ISO; others are refused', () => {

@@ -2,7 +2,7 @@
 // form a device would submit is kept exactly as written (an export re-imports unchanged); a few
 // common spellings are rewritten to that form (onadata normalises dates with dateutil); anything
 // else is refused with the problem named, as onadata's "Unknown date format(s)" messages do.
-import type { ImportQuestion } from './form-model.ts';
+import type { FormQuestion } from '../lib/form-model/model.ts';
 
 export type CheckedValue = { ok: true; value: string } | { ok: false; problem: string };
 
@@ -102,8 +102,8 @@ export function checkGeopoint(text: string): string | null {
   return parts.join(' ');
 }
 
-function inChoices(question: ImportQuestion, name: string): boolean {
-  return question.choices === null || question.choices.includes(name) || (question.allowsOther && name === 'other');
+function inChoices(question: FormQuestion, name: string): boolean {
+  return question.choiceNames === null || question.choiceNames.includes(name) || (question.allowsOther && name === 'other');
 }
 
 function checked(value: string | null, problem: string): CheckedValue {
@@ -111,10 +111,11 @@ function checked(value: string | null, problem: string): CheckedValue {
 }
 
 /** Checks a non-empty cell (already trimmed of `n/a`) for the question it fills. */
-export function checkValue(question: ImportQuestion, raw: string): CheckedValue {
-  if (question.valueKind === 'text') return { ok: true, value: raw };
+export function checkValue(question: FormQuestion, raw: string): CheckedValue {
+  const kind = question.uses.importValue;
+  if (kind === 'text' || kind === null) return { ok: true, value: raw };
   const text = raw.trim();
-  switch (question.valueKind) {
+  switch (kind) {
     case 'integer':
       return checked(INTEGER.test(text) ? text : null, 'integer');
     case 'decimal':

@@ -2,7 +2,7 @@
 // number comes from the data (`children[1]/childs_name`, `children[2]/childs_name`…), split
 // select_multiples, geopoint parts, then onadata's meta columns and OSM tag columns (§3.2).
 // Missing keys read `n/a`; present-but-null reads empty.
-import { labelText, sectionQuestions, type ExportForm, type ExportNode, type ExportQuestion, type ExportSection } from './form-model.ts';
+import { labelText, repeatAncestors, sectionQuestions, type FormModel, type FormNode, type FormQuestion, type FormSection } from '../../lib/form-model/model.ts';
 import type { RepeatShape } from './repeat-shape.ts';
 import type { CellText, ExportRecord, LayoutOptions, LinkContext } from './types.ts';
 import { cellTextRule, choiceLabel, choiceLabels, choiceNames, flatTags, geopointPartPath, mediaValue, pointParts, pythonFloat, sanitizeText, type LabelContext } from './values.ts';
@@ -113,7 +113,7 @@ class FlatPlanner {
   private readonly withRules: boolean;
 
   constructor(
-    private readonly form: ExportForm,
+    private readonly form: FormModel,
     private readonly options: LayoutOptions,
     private readonly shape: RepeatShape,
     private readonly links: LinkContext,
@@ -138,31 +138,31 @@ class FlatPlanner {
     return this.options.groupDelimiter === '/' ? name : name.split('/').join(this.options.groupDelimiter);
   }
 
-  private questionLabel(q: ExportQuestion): string {
+  private questionLabel(q: FormQuestion): string {
     return labelText(q.label, this.options.language, this.form.defaultLanguage) || q.name;
   }
 
-  private answer(q: ExportQuestion, value: unknown, record: ExportRecord): string {
-    if (typeof value === 'number' && q.value === 'decimal') return pythonFloat(value);
+  private answer(q: FormQuestion, value: unknown, record: ExportRecord): string {
+    if (typeof value === 'number' && q.uses.exportValue === 'decimal') return pythonFloat(value);
     if (typeof value !== 'string') return this.text(value);
     let out = value;
-    if (q.media && this.options.includeImages) out = mediaValue(value, record, this.links);
-    else if ((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels) out = choiceLabels(q, value, this.labels);
+    if (q.uses.media && this.options.includeImages) out = mediaValue(value, record, this.links);
+    else if ((q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels) out = choiceLabels(q, value, this.labels);
     return this.cellText(out);
   }
 
   /** Whether the question's text is its value's alone (no labels or links in its place). */
-  private plain(q: ExportQuestion): boolean {
-    return !(q.media && this.options.includeImages) && !((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels);
+  private plain(q: FormQuestion): boolean {
+    return !(q.uses.media && this.options.includeImages) && !((q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels);
   }
 
   /**
    * The columns of one question read from the container `locate` finds (the one `steps` lead
    * to); `raw` is its header path.
    */
-  private question(q: ExportQuestion, raw: string, locate: Locate, steps: readonly ItemStep[], hxl: string): void {
+  private question(q: FormQuestion, raw: string, locate: Locate, steps: readonly ItemStep[], hxl: string): void {
     const o = this.options;
-    if (q.selectMultiple && o.splitSelectMultiples) {
+    if (q.uses.selectMultiple && o.splitSelectMultiples) {
       // The choice columns of one record read the same answer: it is split once.
       const namesOf = rememberLast(choiceNames);
       for (const choice of q.choices) {
@@ -192,13 +192,13 @@ class FlatPlanner {
         },
       };
       const rule: ColumnRule | undefined = this.plain(q)
-        ? { kind: 'value', steps, key: q.path, decimal: q.value === 'decimal' }
-        : q.media && !q.selectOne && !q.selectMultiple
+        ? { kind: 'value', steps, key: q.path, decimal: q.uses.exportValue === 'decimal' }
+        : q.uses.media && !q.uses.selectOne && !q.uses.selectMultiple
           ? { kind: 'media', steps, key: q.path, baseUrl: this.links.baseUrl }
           : undefined;
       this.push(column, rule);
     }
-    if (q.geopoint) {
+    if (q.uses.geopoint) {
       // The four part columns of one record read the same answer: it is split once.
       const partsOf = rememberLast(pointParts);
       for (let part = 0; part < 4; part++) {
@@ -218,7 +218,7 @@ class FlatPlanner {
     }
   }
 
-  walk(nodes: readonly ExportNode[]): void {
+  walk(nodes: readonly FormNode[]): void {
     const root: Locate = (record) => record;
     for (const node of nodes) {
       if (node.kind === 'question') {
@@ -227,7 +227,7 @@ class FlatPlanner {
       } else if (node.kind === 'group') {
         this.walk(node.children);
       } else {
-        for (const repeat of [node, ...this.form.repeats.filter((r) => this.form.repeatAncestors.get(r.path)?.includes(node))]) {
+        for (const repeat of [node, ...this.form.repeats.filter((r) => repeatAncestors(r).includes(node))]) {
           this.repeatBlocks(repeat);
         }
       }
@@ -235,8 +235,8 @@ class FlatPlanner {
   }
 
   /** Every block of one repeat, for every position of its enclosing repeats. */
-  private repeatBlocks(repeat: ExportSection): void {
-    const chain = [...(this.form.repeatAncestors.get(repeat.path) ?? []), repeat];
+  private repeatBlocks(repeat: FormSection): void {
+    const chain = [...repeatAncestors(repeat), repeat];
     const tags = this.options.repeatIndexTags;
     const visit = (level: number, indices: number[], prefix: string, locate: Locate, steps: readonly ItemStep[]): void => {
       const section = chain[level];
@@ -289,7 +289,7 @@ class FlatPlanner {
  * text is formula-safe unless a format that never evaluates it asks for `as-answered`.
  */
 export function planFlatLayout(
-  form: ExportForm,
+  form: FormModel,
   options: LayoutOptions,
   shape: RepeatShape,
   links: LinkContext,
@@ -297,7 +297,7 @@ export function planFlatLayout(
   cellText: CellText = 'formula-safe',
 ): FlatLayout {
   const planner = new FlatPlanner(form, options, shape, links, cellText);
-  planner.walk(form.children);
+  planner.walk(form.root.children);
   planner.meta(osmTagKeys);
   const columns = planner.columns;
   const headerRows: string[][] = [];

@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildExportForm } from './form-model.ts';
+import { buildFormModel } from '../../lib/form-model/model.ts';
 import { allNumeric, savSection } from './sav-columns.ts';
 import { planSections } from './sections.ts';
 import { DEFAULT_LAYOUT_OPTIONS } from './types.ts';
 
 describe('SPSS columns', () => {
   test('a select_multiple with choices 1 and 2: its own string column, then numeric choice columns (black-box test 33)', () => {
-    const form = buildExportForm({
+    const form = buildFormModel({
       name: 'data', id_string: 'food', children: [
         { type: 'select all that apply', name: 'food_available', label: 'Food?', children: [{ name: '1', label: 'Yes' }, { name: '2', label: 'No' }] },
       ],

@@ -3,7 +3,7 @@
 // parts and the `_id`, `_index`, `_parent_index`, `_submission_time` extras; strings
 // otherwise. Value labels for every select. The .sav writer makes the names valid.
 import type { SavCell, SavRow, SavValueLabel, SavVariable } from '../sav/index.ts';
-import { labelText, type ExportForm, type ExportQuestion } from './form-model.ts';
+import { labelText, type FormModel, type FormQuestion } from '../../lib/form-model/model.ts';
 import type { SectionColumn, SectionLayout } from './sections.ts';
 import { isExportDate, type Cell, type LayoutOptions } from './types.ts';
 import { choiceLabel } from './values.ts';
@@ -15,25 +15,25 @@ export function allNumeric(names: readonly string[]): boolean {
 
 const NUMERIC_EXTRAS = new Set(['_id', '_index', '_parent_index']);
 
-function valueLabels(q: ExportQuestion, numeric: boolean, form: ExportForm, options: LayoutOptions): SavValueLabel[] {
+function valueLabels(q: FormQuestion, numeric: boolean, form: FormModel, options: LayoutOptions): SavValueLabel[] {
   const ctx = { language: options.language, defaultLanguage: form.defaultLanguage };
   return q.choices.map((c) => ({ value: numeric ? Number(c.name) : c.name, label: choiceLabel(c, ctx) }));
 }
 
-function variableOf(column: SectionColumn, form: ExportForm, options: LayoutOptions): SavVariable {
+function variableOf(column: SectionColumn, form: FormModel, options: LayoutOptions): SavVariable {
   const q = column.question;
   const name = column.header;
   switch (column.kind) {
     case 'question': {
       if (!q) return { name, type: 'string' };
       const label = labelText(q.label, options.language, form.defaultLanguage) ?? q.name;
-      if (q.value === 'int') return { name, label, type: 'numeric', decimals: 0 };
-      if (q.value === 'decimal') return { name, label, type: 'numeric' };
-      if (q.value === 'date') return { name, label, type: 'numeric', format: 'DATE' };
-      if (q.selectOne && q.choices.length > 0 && allNumeric(q.choices.map((c) => c.name)) && !options.showChoiceLabels) {
+      if (q.uses.exportValue === 'int') return { name, label, type: 'numeric', decimals: 0 };
+      if (q.uses.exportValue === 'decimal') return { name, label, type: 'numeric' };
+      if (q.uses.exportValue === 'date') return { name, label, type: 'numeric', format: 'DATE' };
+      if (q.uses.selectOne && q.choices.length > 0 && allNumeric(q.choices.map((c) => c.name)) && !options.showChoiceLabels) {
         return { name, label, type: 'numeric', decimals: 0, valueLabels: valueLabels(q, true, form, options) };
       }
-      if (q.selectOne || q.selectMultiple) return { name, label, type: 'string', valueLabels: valueLabels(q, false, form, options) };
+      if (q.uses.selectOne || q.uses.selectMultiple) return { name, label, type: 'string', valueLabels: valueLabels(q, false, form, options) };
       return { name, label, type: 'string' };
     }
     case 'choice':
@@ -57,7 +57,7 @@ export function savCell(cell: Cell): SavCell {
 }
 
 /** The SPSS variables of a section and the conversion of its rows. */
-export function savSection(section: SectionLayout, form: ExportForm, options: LayoutOptions): { variables: SavVariable[]; row: (cells: readonly Cell[]) => SavRow } {
+export function savSection(section: SectionLayout, form: FormModel, options: LayoutOptions): { variables: SavVariable[]; row: (cells: readonly Cell[]) => SavRow } {
   return {
     variables: section.columns.map((c) => variableOf(c, form, options)),
     row: (cells) => cells.map(savCell),

@@ -4,7 +4,7 @@
 // columns; a geopoint is followed by its four parts; missing values are empty cells; cells
 // are typed (numbers for int and decimal answers, dates for date answers). Text is protected
 // against formula injection only where the format asks for it (csvzip; not xlsx, xls, savzip).
-import { labelText, sectionQuestions, type Choice, type ExportForm, type ExportQuestion, type ExportSection } from './form-model.ts';
+import { labelText, repeatAncestors, sectionQuestions, type Choice, type FormModel, type FormQuestion, type FormSection } from '../../lib/form-model/model.ts';
 import { REVIEW_COLUMNS } from './flat.ts';
 import { sheetNames } from './sheet-names.ts';
 import type { Cell, CellText, ExportRecord, LayoutOptions, LinkContext } from './types.ts';
@@ -37,7 +37,7 @@ export interface SectionColumn {
   readonly hxl: string;
   readonly kind: SectionColumnKind;
   /** The question a question, choice or geopoint-part column belongs to. */
-  readonly question: ExportQuestion | undefined;
+  readonly question: FormQuestion | undefined;
   readonly choice: Choice | undefined;
   /** For extras: the meta key (`_id`, `_index`…). */
   readonly key: string | undefined;
@@ -53,7 +53,7 @@ export interface SectionLayout {
   readonly sheetName: string;
   /** File name without extension in csvzip/savzip: the name with `/` → `_`. */
   readonly fileName: string;
-  readonly repeat: ExportSection | undefined;
+  readonly repeat: FormSection | undefined;
   readonly columns: readonly SectionColumn[];
   readonly headerRows: readonly (readonly string[])[];
 }
@@ -111,7 +111,7 @@ class SectionPlanner {
   private readonly labels: LabelContext;
 
   constructor(
-    private readonly form: ExportForm,
+    private readonly form: FormModel,
     private readonly options: LayoutOptions,
     private readonly links: LinkContext,
     private readonly text: TextRule,
@@ -124,16 +124,16 @@ class SectionPlanner {
     return this.options.groupDelimiter === '/' ? name : name.split('/').join(this.options.groupDelimiter);
   }
 
-  private answer(q: ExportQuestion, value: unknown, record: ExportRecord): Cell {
+  private answer(q: FormQuestion, value: unknown, record: ExportRecord): Cell {
     if (value === undefined || value === null) return null;
     const text = this.text;
-    if (q.value === 'int') return intValue(value, text);
-    if (q.value === 'decimal') return floatValue(value, text);
-    if (q.value === 'date') return dateValue(value, text);
+    if (q.uses.exportValue === 'int') return intValue(value, text);
+    if (q.uses.exportValue === 'decimal') return floatValue(value, text);
+    if (q.uses.exportValue === 'date') return dateValue(value, text);
     if (typeof value === 'boolean' || typeof value === 'number') return value;
     if (typeof value !== 'string') return text(JSON.stringify(value));
-    if (q.media && this.options.includeImages) return text(mediaValue(value, record, this.links));
-    if ((q.selectOne || q.selectMultiple) && this.options.showChoiceLabels) return text(choiceLabels(q, value, this.labels));
+    if (q.uses.media && this.options.includeImages) return text(mediaValue(value, record, this.links));
+    if ((q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels) return text(choiceLabels(q, value, this.labels));
     return text(value);
   }
 
@@ -146,11 +146,11 @@ class SectionPlanner {
     return answered ? selected : null;
   }
 
-  columns(section: ExportSection | undefined, osmTagKeys: readonly string[]): SectionColumn[] {
+  columns(section: FormSection | undefined, osmTagKeys: readonly string[]): SectionColumn[] {
     const out: SectionColumn[] = [];
     const o = this.options;
     const base = { hxl: '', choice: undefined, key: undefined, number: undefined } as const;
-    const questions = sectionQuestions(section ? section.children : this.form.children);
+    const questions = sectionQuestions(section ? section.children : this.form.root.children);
     for (const q of questions) {
       out.push({
         ...base,
@@ -159,10 +159,10 @@ class SectionPlanner {
         hxl: section === undefined && q.path === q.name ? (q.hxl ?? '') : '',
         kind: 'question',
         question: q,
-        number: q.value === 'int' ? 'int' : q.value === 'decimal' ? 'float' : undefined,
+        number: q.uses.exportValue === 'int' ? 'int' : q.uses.exportValue === 'decimal' ? 'float' : undefined,
         read: (s) => this.answer(q, s.container[q.path], s.record),
       });
-      if (q.selectMultiple && o.splitSelectMultiples) {
+      if (q.uses.selectMultiple && o.splitSelectMultiples) {
         for (const choice of q.choices) {
           const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
           const header = this.display(`${q.path}/${shown}`, `${q.name}/${shown}`);
@@ -177,7 +177,7 @@ class SectionPlanner {
           });
         }
       }
-      if (q.geopoint) {
+      if (q.uses.geopoint) {
         for (let part = 0; part < 4; part++) {
           const header = this.display(geopointPartPath(q.path, part), geopointPartPath(q.name, part));
           out.push({
@@ -196,7 +196,7 @@ class SectionPlanner {
           });
         }
       }
-      if (q.osm) {
+      if (q.uses.osm) {
         for (const key of osmTagKeys.filter((k) => k.startsWith(`${q.path}:`)).sort()) {
           out.push({ ...base, header: key, label: key, kind: 'osm-tag', question: q, read: (s) => metaValue(s.container[key], this.text) });
         }
@@ -256,7 +256,7 @@ class RowBuilder implements SectionRowBuilder {
   private readonly readers: ReadonlyArray<(s: RowSource) => Cell>;
 
   constructor(
-    private readonly chain: readonly ExportSection[],
+    private readonly chain: readonly FormSection[],
     columns: readonly SectionColumn[],
     private readonly parentNames: readonly string[],
   ) {
@@ -293,7 +293,7 @@ class RowBuilder implements SectionRowBuilder {
 }
 
 /** Plans the sections of a form: the survey first, then every repeat depth-first. */
-export function planSections(form: ExportForm, options: LayoutOptions, links: LinkContext, sectioned: SectionedOptions, osmTagKeys: readonly string[] = []): SectionedLayout {
+export function planSections(form: FormModel, options: LayoutOptions, links: LinkContext, sectioned: SectionedOptions, osmTagKeys: readonly string[] = []): SectionedLayout {
   const planner = new SectionPlanner(form, options, links, cellTextRule(sectioned.cellText));
   const names = [form.idString, ...form.repeats.map((r) => r.path)];
   const sheets = sheetNames(names);
@@ -308,7 +308,7 @@ export function planSections(form: ExportForm, options: LayoutOptions, links: Li
     sections,
     rowBuilder: (section) => {
       if (!section.repeat) return new RowBuilder([], section.columns, []);
-      const chain = [...(form.repeatAncestors.get(section.repeat.path) ?? []), section.repeat];
+      const chain = [...repeatAncestors(section.repeat), section.repeat];
       const parents = chain.map((_, level) => parentLabel(level === 0 ? form.idString : (chain[level - 1]?.path ?? form.idString)));
       return new RowBuilder(chain, section.columns, parents);
     },

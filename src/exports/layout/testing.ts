@@ -1,7 +1,7 @@
 // Test helpers: forms from the fixtures, converted by our XLSForm converter.
 import { readFileSync } from 'node:fs';
 import { convert } from '../../../packages/xlsform/src/index.ts';
-import { buildExportForm, type ExportForm } from './form-model.ts';
+import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
 
 export function formJsonFrom(fixture: string): Record<string, unknown> {
   const url = new URL(`../../../test/fixtures/${fixture}`, import.meta.url);
@@ -10,6 +10,6 @@ export function formJsonFrom(fixture: string): Record<string, unknown> {
   return result.formJson;
 }
 
-export function exportFormFrom(fixture: string): ExportForm {
-  return buildExportForm(formJsonFrom(fixture));
+export function exportFormFrom(fixture: string): FormModel {
+  return buildFormModel(formJsonFrom(fixture));
 }

@@ -1,6 +1,6 @@
 // Cell-level rules shared by the layouts: formula-injection protection (where the format's
 // CellText asks for it), tags, choice labels, media links and Python's spelling of numbers.
-import { labelText, type Choice, type ExportQuestion } from './form-model.ts';
+import { labelText, type Choice, type FormQuestion } from '../../lib/form-model/model.ts';
 import type { CellText, ExportRecord, LinkContext } from './types.ts';
 
 /** Whether a first character makes a spreadsheet read the cell as a formula: = + - @ % TAB CR LF. */
@@ -60,8 +60,8 @@ export function choiceLabel(choice: Choice, ctx: LabelContext): string {
 }
 
 /** select_one / select_multiple values as their choice labels (unknown names stay as they are). */
-export function choiceLabels(question: ExportQuestion, value: string, ctx: LabelContext): string {
-  const names = question.selectMultiple ? value.split(' ') : [value];
+export function choiceLabels(question: FormQuestion, value: string, ctx: LabelContext): string {
+  const names = question.uses.selectMultiple ? value.split(' ') : [value];
   return names
     .map((name) => {
       const choice = question.choices.find((c) => c.name === name);

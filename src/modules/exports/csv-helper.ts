@@ -2,7 +2,7 @@
 // for over its own database connection and answers each with the range's CSV lines as UTF-8
 // chunks (moved, not copied, to the main thread).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { buildExportForm } from '../../exports/layout/form-model.ts';
+import { buildFormModel } from '../../lib/form-model/model.ts';
 import { planFlatLayout } from '../../exports/layout/flat.ts';
 import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
@@ -17,7 +17,7 @@ async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   const database = await openDatabase({ databaseUrl: setup.databaseUrl, pgliteDir: '', poolSize: 1 });
   const shape = new RepeatShape();
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
-  const form = buildExportForm(setup.formJson);
+  const form = buildFormModel(setup.formJson);
   const layout = planFlatLayout(form, setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
   const lines = flatCsvLines(layout);
   const scope = recordScope(setup.facts);

@@ -1,7 +1,7 @@
 // KML export (onadata-data.md §3.6): a Placemark for each record with a geopoint, at the
 // record's first point (`_geolocation`), described by its labelled answers and first photo.
-import type { ExportForm, ExportNode, ExportQuestion, ExportSection } from '../../exports/layout/form-model.ts';
-import { labelText, sectionQuestions } from '../../exports/layout/form-model.ts';
+import type { FormModel, FormNode, FormQuestion, FormSection } from '../../lib/form-model/model.ts';
+import { labelText, sectionQuestions } from '../../lib/form-model/model.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { mediaValue } from '../../exports/layout/values.ts';
 import { kmlChunks, type KmlPlacemark } from '../../exports/kml/writer.ts';
@@ -16,16 +16,16 @@ function display(value: unknown): string {
 }
 
 interface Labeller {
-  form: ExportForm;
+  form: FormModel;
   language: string | undefined;
 }
 
-function labelOf(labeller: Labeller, question: ExportQuestion): string {
+function labelOf(labeller: Labeller, question: FormQuestion): string {
   return labelText(question.label, labeller.language, labeller.form.defaultLanguage) ?? question.name;
 }
 
 /** Label/value pairs in form order; repeat items' answers carry their position, e.g. `Name [2]`. */
-function answerRows(labeller: Labeller, children: readonly ExportNode[], record: ExportRecord, suffix: string, out: Array<[string, string]>): void {
+function answerRows(labeller: Labeller, children: readonly FormNode[], record: ExportRecord, suffix: string, out: Array<[string, string]>): void {
   for (const question of sectionQuestions(children)) {
     const value = record[question.path];
     if (value === undefined || value === null || value === '') continue;
@@ -41,8 +41,8 @@ function answerRows(labeller: Labeller, children: readonly ExportNode[], record:
 }
 
 /** The repeats directly inside these nodes (through groups, not through other repeats). */
-function repeatsOf(children: readonly ExportNode[]): ExportSection[] {
-  const out: ExportSection[] = [];
+function repeatsOf(children: readonly FormNode[]): FormSection[] {
+  const out: FormSection[] = [];
   for (const node of children) {
     if (node.kind === 'repeat') out.push(node);
     else if (node.kind === 'group') out.push(...repeatsOf(node.children));
@@ -51,9 +51,9 @@ function repeatsOf(children: readonly ExportNode[]): ExportSection[] {
 }
 
 function firstImageUrl(source: ExportSource, record: ExportRecord): string | undefined {
-  for (const question of sectionQuestions(source.form.children)) {
+  for (const question of sectionQuestions(source.form.root.children)) {
     const value = record[question.path];
-    if (question.media && IMAGE_TYPE.test(question.type) && typeof value === 'string' && value !== '') {
+    if (question.uses.media && IMAGE_TYPE.test(question.type) && typeof value === 'string' && value !== '') {
       return mediaValue(value, record, { baseUrl: source.baseUrl });
     }
   }
@@ -66,7 +66,7 @@ function placemarkOf(source: ExportSource, labeller: Labeller, record: ExportRec
   const [latitude, longitude] = point as unknown[];
   if (typeof latitude !== 'number' || typeof longitude !== 'number') return undefined;
   const rows: Array<[string, string]> = [];
-  answerRows(labeller, source.form.children, record, '', rows);
+  answerRows(labeller, source.form.root.children, record, '', rows);
   return { id: display(record['_id']), latitude, longitude, rows, imageUrl: firstImageUrl(source, record) };
 }
 

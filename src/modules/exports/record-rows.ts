@@ -1,6 +1,6 @@
 // Stored rows into export records: the record's JSON with the meta keys its row's columns hold,
 // users named once per export. Used by the export source and by CSV helper threads alike.
-import type { ExportForm, ExportNode } from '../../exports/layout/form-model.ts';
+import type { FormModel, FormNode } from '../../lib/form-model/model.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import type { RawCsvWriter } from '../../exports/csv/raw-rows.ts';
 import type { DbOrTx } from '../../platform/db.ts';
@@ -74,9 +74,9 @@ function withoutPrototypes(value: unknown): void {
 }
 
 /** Whether a form has a field or repeat whose record key every object inherits (`constructor`, `toString`…). */
-export function hasInheritedNames(form: ExportForm): boolean {
-  const walk = (nodes: readonly ExportNode[]): boolean => nodes.some((node) => node.path in Object.prototype || (node.kind !== 'question' && walk(node.children)));
-  return walk(form.children);
+export function hasInheritedNames(form: FormModel): boolean {
+  const walk = (nodes: readonly FormNode[]): boolean => nodes.some((node) => node.path in Object.prototype || (node.kind !== 'question' && walk(node.children)));
+  return walk(form.root.children);
 }
 
 /** The meta keys a record gets from its row's columns (they win over stored keys), in metaValues' order. */
@@ -134,7 +134,7 @@ export class PageReader {
   private scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
   /** `form`: its records are read with no prototype when it has inherited names (hasInheritedNames). */
-  constructor(db: DbOrTx, form: ExportForm) {
+  constructor(db: DbOrTx, form: FormModel) {
     this.users = new Usernames(db);
     this.ownKeysOnly = hasInheritedNames(form);
   }

@@ -1,7 +1,7 @@
 // What every export format reads: the form's export model, the records in `_id` order
 // (keyset pages, one page in memory at a time), and the aggregates the layouts need.
 import type { AppDeps } from '../../context.ts';
-import { buildExportForm, type ExportForm } from '../../exports/layout/form-model.ts';
+import { buildFormModel, type FormModel, type FormNode } from '../../lib/form-model/model.ts';
 import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
 import type { ExportRecord } from '../../exports/layout/types.ts';
 import { queryCondition } from '../submissions/query.ts';
@@ -38,7 +38,7 @@ export interface ExportTarget {
 }
 
 export interface ExportSource {
-  readonly form: ExportForm;
+  readonly form: FormModel;
   readonly options: ExportOptions;
   readonly baseUrl: string;
   /** A fresh pass over the records; each call starts again from the first record. */
@@ -109,7 +109,7 @@ export interface SplitPass {
  * fails before any byte is sent.
  */
 export async function openExportSource(deps: AppDeps, target: ExportTarget, options: ExportOptions, baseUrl: string): Promise<ExportSource> {
-  const form = buildExportForm(target.formJson);
+  const form = buildFormModel(target.formJson);
   const withAttachments = options.includeImages && hasMedia(form);
   const facts: ScopeFacts = { formId: target.formId, query: options.query, submittedBy: target.submittedBy, start: options.start, end: options.end, withAttachments };
   const scope = recordScope(facts);
@@ -252,7 +252,7 @@ async function* noPages(): AsyncGenerator<RecordPage> {
   return;
 }
 
-function hasMedia(form: ExportForm): boolean {
-  const walk = (nodes: ExportForm['children']): boolean => nodes.some((n) => (n.kind === 'question' ? n.media : walk(n.children)));
-  return walk(form.children);
+function hasMedia(form: FormModel): boolean {
+  const walk = (nodes: readonly FormNode[]): boolean => nodes.some((n) => (n.kind === 'question' ? n.uses.media : walk(n.children)));
+  return walk(form.root.children);
 }

@@ -5,11 +5,10 @@
 // it was before the import, whichever way the rows are written.
 import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../../platform/db.ts';
-import { buildImportForm } from '../../imports/form-model.ts';
 import { planHeaders } from '../../imports/header-plan.ts';
 import { RowBuilder, type CellProblem, type PreparedRow } from '../../imports/row-builder.ts';
 import { problemLabel } from '../../imports/values.ts';
-import { buildFormSchema, type FormSchema } from '../submissions/form-schema.ts';
+import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
 import { MALFORMED_XML, parseInstance, type SubmissionRecord } from '../submissions/instance-xml.ts';
 import type { RecordFacts } from '../../imports/instance-record.ts';
 import { refreshFormCounters } from '../submissions/repository.ts';
@@ -101,7 +100,7 @@ export function rowErrorMessage(errors: readonly RowError[]): string {
 
 /** Decides what each row does (add, edit, duplicate) and hands the rows to the writer. */
 class Stager {
-  readonly #schema: FormSchema;
+  readonly #form: FormModel;
   readonly #editedTargets = new Set<string>();
   readonly #users = new Map<string, number | null>();
   staged = { additions: 0, edits: 0, duplicates: 0 };
@@ -112,10 +111,10 @@ class Stager {
    * no batch waits for a look-up.
    */
   constructor(
-    private readonly db: DbOrTx, private readonly target: ImportTarget, schema: FormSchema, private readonly writer: RecordWriter,
+    private readonly db: DbOrTx, private readonly target: ImportTarget, form: FormModel, private readonly writer: RecordWriter,
     private readonly findMatches: boolean,
   ) {
-    this.#schema = schema;
+    this.#form = form;
   }
 
   async flush(batch: Array<{ seq: number; row: PreparedRow }>): Promise<void> {
@@ -187,7 +186,7 @@ class Stager {
   }
 
   #parse(seq: number, xml: string): { record: SubmissionRecord; facts: RecordFacts } {
-    const parsed = parseInstance(xml, this.#schema, { maxBytes: this.target.maxInstanceBytes });
+    const parsed = parseInstance(xml, this.#form, { maxBytes: this.target.maxInstanceBytes });
     if (!parsed.ok) throw new ImportRefused(`Row ${seq} could not be stored: ${parsed.error}`);
     return { record: parsed.record, facts: parsed.meta };
   }
@@ -245,10 +244,9 @@ async function readImport(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<
 }
 
 async function readAndWrite(db: DbOrTx, target: ImportTarget, rows: AsyncIterable<string[]>, writer: RecordWriter, options: StageOptions): Promise<StageOutcome> {
-  const form = buildImportForm(target.formJson);
-  const schema = buildFormSchema(target.formJson);
+  const form = buildFormModel(target.formJson);
   const findMatches = !target.overwrite && (await repo.formHasLiveRecords(db, target.form.id));
-  const stager = new Stager(db, target, schema, writer, findMatches);
+  const stager = new Stager(db, target, form, writer, findMatches);
   const errors: RowError[] = [];
   let builder: RowBuilder | undefined;
   let extraColumns: readonly string[] = [];
@@ -260,7 +258,7 @@ async function readAndWrite(db: DbOrTx, target: ImportTarget, rows: AsyncIterabl
         const planned = planHeaders(form, cells);
         if (!planned.ok) throw new ImportRefused(planned.error);
         extraColumns = planned.plan.extraColumns;
-        builder = new RowBuilder(form, planned.plan, { rootName: form.rootName, idString: target.form.id_string, formUuid: target.form.uuid }, schema);
+        builder = new RowBuilder(form, planned.plan, { rootName: form.rootName, idString: target.form.id_string, formUuid: target.form.uuid });
         continue;
       }
       const seq = count++;

@@ -1,8 +1,8 @@
-// A form's OData entity model, made from the exports' form model (src/exports/layout/form-model.ts):
+// A form's OData entity model, made from the form model (src/lib/form-model/model.ts):
 // one entity type for the records (`Submissions`), one per repeat (`Submissions.<repeat path with
 // dots>`, as ODK Central names them), groups as complex types, and each answer typed from its
 // question. The CSDL document, the feeds and $filter all read this one model.
-import { buildExportForm, type ExportForm, type ExportNode, type ExportQuestion, type ExportSection } from '../../exports/layout/form-model.ts';
+import { buildFormModel, type FormModel, type FormNode, type FormQuestion, type FormSection } from '../../lib/form-model/model.ts';
 
 export type EdmType = 'Edm.String' | 'Edm.Int64' | 'Edm.Decimal' | 'Edm.Date' | 'Edm.DateTimeOffset' | 'Edm.GeographyPoint' | 'Edm.Boolean';
 
@@ -56,14 +56,12 @@ export interface ODataModel {
 
 export const ROOT_SET = 'Submissions';
 
-const DATETIME_TYPES = new Set(['start', 'end', 'datetime', 'dateTime', 'q datetime', 'add datetime prompt']);
-
-function answerType(question: ExportQuestion): EdmType {
-  if (question.geopoint) return 'Edm.GeographyPoint';
-  if (question.value === 'int') return 'Edm.Int64';
-  if (question.value === 'decimal') return 'Edm.Decimal';
-  if (question.value === 'date') return 'Edm.Date';
-  if (DATETIME_TYPES.has(question.type)) return 'Edm.DateTimeOffset';
+function answerType(question: FormQuestion): EdmType {
+  if (question.uses.geopoint) return 'Edm.GeographyPoint';
+  if (question.uses.exportValue === 'int') return 'Edm.Int64';
+  if (question.uses.exportValue === 'decimal') return 'Edm.Decimal';
+  if (question.uses.exportValue === 'date') return 'Edm.Date';
+  if (question.uses.odataDateTime) return 'Edm.DateTimeOffset';
   return 'Edm.String';
 }
 
@@ -77,7 +75,7 @@ class Builder {
   readonly sets = new Map<string, EntityModel>();
   readonly groups = new Map<string, GroupProperty>();
 
-  properties(nodes: readonly ExportNode[], typePrefix: string, parents: readonly EntityModel[], setName: string): Property[] {
+  properties(nodes: readonly FormNode[], typePrefix: string, parents: readonly EntityModel[], setName: string): Property[] {
     const out: Property[] = [];
     for (const node of nodes) {
       if (node.kind === 'question') {
@@ -94,7 +92,7 @@ class Builder {
     return out;
   }
 
-  repeat(section: ExportSection, parents: readonly EntityModel[], parentSet: string): EntityModel {
+  repeat(section: FormSection, parents: readonly EntityModel[], parentSet: string): EntityModel {
     const setName = `${parentSet}.${section.name}`;
     const typeName = identifier(setName.replace(/\./g, '_'));
     // The entity is registered before its children so that sets list parents first.
@@ -106,12 +104,12 @@ class Builder {
   }
 }
 
-export function buildODataModel(form: ExportForm): ODataModel {
+export function buildODataModel(form: FormModel): ODataModel {
   const builder = new Builder();
   const properties: Property[] = [];
   const root: EntityModel = { setName: ROOT_SET, typeName: 'Submission', key: '', properties, parents: [] };
   builder.sets.set(ROOT_SET, root);
-  properties.push(...builder.properties(form.children, 'Submission', [root], ROOT_SET));
+  properties.push(...builder.properties(form.root.children, 'Submission', [root], ROOT_SET));
   // Sets in model order: the records, then each repeat after its parent.
   const sets = new Map<string, EntityModel>([[ROOT_SET, root]]);
   for (const [name, entity] of builder.sets) if (name !== ROOT_SET) sets.set(name, entity);
@@ -119,7 +117,7 @@ export function buildODataModel(form: ExportForm): ODataModel {
 }
 
 export function odataModelOf(formJson: Readonly<Record<string, unknown>>): ODataModel {
-  return buildODataModel(buildExportForm(formJson));
+  return buildODataModel(buildFormModel(formJson));
 }
 
 /** The meta fields every record has, under `__system` (ODK Central's names). */

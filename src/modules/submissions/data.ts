@@ -13,7 +13,7 @@ import { recordFilters } from './record-filters.ts';
 import { parseTags } from '../shared/members.ts';
 import { sql } from 'kysely';
 import * as repo from './repository.ts';
-import { buildFormSchema } from './form-schema.ts';
+import { buildFormModel } from '../../lib/form-model/model.ts';
 import { parseInstance } from './instance-xml.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 
@@ -230,9 +230,9 @@ export async function recordHistory(ctx: RequestContext, rawId: string, rawDataI
   const dataId = parseDataId(rawDataId);
   const found = await repo.findRecordText(ctx.db, form.id, dataId, ctx.baseUrl);
   if (!found || (submittedBy !== undefined && found.submittedBy !== submittedBy)) throw errors.notFound();
-  const schema = buildFormSchema((await forms.findFormDefinition(ctx.db, form.id)).json);
+  const model = buildFormModel((await forms.findFormDefinition(ctx.db, form.id)).json);
   return (await repo.listRecordHistory(ctx.db, form.id, dataId)).map((version) => {
-    const parsed = parseInstance(version.xml, schema, { maxBytes: ctx.config.uploadLimitBytes });
+    const parsed = parseInstance(version.xml, model, { maxBytes: ctx.config.uploadLimitBytes });
     const record = parsed.ok ? parsed.record : {};
     return { ...record, _id: dataId, _uuid: version.uuid, _xform_id_string: form.id_string, _date_archived: isoTimestamp(version.date_created) };
   });

@@ -3,7 +3,7 @@
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { findFormDefinition } from '../forms/repository.ts';
-import { buildFormSchema } from './form-schema.ts';
+import { buildFormModel } from '../../lib/form-model/model.ts';
 import { listRecords, wholeText, type DataQuery } from './data.ts';
 import { requireForm } from '../../access/load.ts';
 import { ownValue } from '../../platform/lookup.ts';
@@ -40,8 +40,8 @@ export interface GeoJsonQuery extends DataQuery {
 
 export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: GeoJsonQuery, requestUrl: string): Promise<{ body: string; link: string | undefined }> {
   const { form } = await requireForm(ctx, rawId, 'view_xform');
-  const schema = buildFormSchema((await findFormDefinition(ctx.db, form.id)).json);
-  const paths = query.geo_field ? [query.geo_field] : schema.geopointPaths;
+  const model = buildFormModel((await findFormDefinition(ctx.db, form.id)).json);
+  const paths = query.geo_field ? [query.geo_field] : model.geopointPaths;
   if (paths.length === 0) throw errors.notFound();
   const extra = (query.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
   const page = await listRecords(ctx, rawId, { ...query, fields: undefined, page: query.page ?? '1', page_size: query.page_size ?? '1000' }, requestUrl);

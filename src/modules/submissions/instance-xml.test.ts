@@ -2,25 +2,25 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { convert } from '../../../packages/xlsform/src/index.ts';
-import { buildFormSchema, type FormSchema } from './form-schema.ts';
+import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
 import { coerceNumeric, EMPTY_SUBMISSION, MALFORMED_XML, parseInstance, type InstanceMeta, type SubmissionRecord } from './instance-xml.ts';
 
 const fixtures = new URL('../../../test/fixtures/submissions/', import.meta.url);
 const LIMIT = { maxBytes: 1_000_000 };
 
-function schemaOf(form: string): FormSchema {
+function schemaOf(form: string): FormModel {
   const result = convert(form, { fileName: 'form.md' });
   if (!result.ok) assert.fail(result.errors.map((e) => e.message).join('; '));
-  return buildFormSchema(result.formJson);
+  return buildFormModel(result.formJson);
 }
 
-function parsed(xml: string | Uint8Array, schema: FormSchema): { record: SubmissionRecord; meta: InstanceMeta } {
+function parsed(xml: string | Uint8Array, schema: FormModel): { record: SubmissionRecord; meta: InstanceMeta } {
   const result = parseInstance(xml, schema, LIMIT);
   if (!result.ok) assert.fail(`expected a record, got: ${result.error} (${result.detail ?? ''})`);
   return result;
 }
 
-function refused(xml: string | Uint8Array, schema: FormSchema, maxBytes = LIMIT.maxBytes): { error: string; detail?: string } {
+function refused(xml: string | Uint8Array, schema: FormModel, maxBytes = LIMIT.maxBytes): { error: string; detail?: string } {
   const result = parseInstance(xml, schema, { maxBytes });
   if (result.ok) assert.fail(`expected a refusal, got ${JSON.stringify(result.record)}`);
   return result;
@@ -36,7 +36,7 @@ describe('parseInstance: the tutorial_w_repeats reference (onadata-data.md §2)'
   test('gives the documented record, less what storage adds', () => {
     const form = convert(readFileSync(new URL('tutorial_w_repeats.csv', fixtures)), { fileName: 'tutorial_w_repeats.csv' });
     if (!form.ok) assert.fail(form.errors.map((e) => e.message).join('; '));
-    const schema = buildFormSchema(form.formJson);
+    const schema = buildFormModel(form.formJson);
     const { record, meta } = parsed(readFileSync(new URL('tutorial_w_repeats.xml', fixtures)), schema);
     const stored = {
       ...record,

@@ -13,7 +13,7 @@
 //
 // Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { FIELD_NUMERIC, FIELD_REPEAT, type FormSchema, type SchemaNode } from './form-schema.ts';
+import type { FormModel, FormNode } from '../../lib/form-model/model.ts';
 import { repeatCountsOf } from '../../exports/layout/repeat-counts.ts';
 import { ownValue } from '../../platform/lookup.ts';
 
@@ -64,12 +64,22 @@ export type ParseResult =
 export const MALFORMED_XML = 'Improperly formatted XML.';
 export const EMPTY_SUBMISSION = 'Received empty submission. No instance was created';
 
+/** How an element's text and items are read: looked up once per element. */
+const FIELD_REPEAT = 1;
+const FIELD_NUMERIC = 2;
+
+function flagsOf(node: FormNode | null): number {
+  if (node === null) return 0;
+  if (node.kind === 'repeat') return FIELD_REPEAT;
+  return node.kind === 'question' && node.uses.numberInRecord ? FIELD_NUMERIC : 0;
+}
+
 /** One open element. `container` receives the leaf keys of its subtree. */
 interface Frame {
   readonly name: string;
   readonly path: string;
   /** The form's element at this place (matched by local names), null when the form has none. */
-  readonly node: SchemaNode | null;
+  readonly node: FormNode | null;
   readonly flags: number;
   readonly container: SubmissionRecord;
   /** A repeat entry or a repeated non-repeat element: its subtree goes into an object of its own. */
@@ -179,7 +189,7 @@ class InstanceBuilder {
   /** onadata parses an encrypted form's `media` elements as a repeat. */
   encryptedMedia = false;
 
-  constructor(private readonly schema: FormSchema) {}
+  constructor(private readonly model: FormModel) {}
 
   open(tag: SaxesTagPlain): void {
     const depth = this.stack.length;
@@ -190,11 +200,11 @@ class InstanceBuilder {
     parent.childCount++;
     const colon = name.indexOf(':');
     const local = colon < 0 ? name : name.slice(colon + 1);
-    const node = parent.node === null ? null : (parent.node.children.get(local) ?? null);
+    const node = parent.node === null || parent.node.kind === 'question' ? null : (parent.node.childByName.get(local) ?? null);
     // The form's own path strings serve as keys while no name on the way has a prefix.
     const unprefixed = colon < 0 && parent.node !== null && parent.path === parent.node.path;
     const path = node !== null && unprefixed ? node.path : depth === 1 ? name : `${parent.path}/${name}`;
-    let flags = node === null ? 0 : node.flags;
+    let flags = flagsOf(node);
     if (depth === 1) {
       this.noteTopLevel(local);
       if (this.encryptedMedia && local === 'media') flags |= FIELD_REPEAT;
@@ -211,9 +221,9 @@ class InstanceBuilder {
   private openRoot(tag: SaxesTagPlain): void {
     this.rootName = tag.name;
     this.rootAttributes = tag.attributes;
-    this.encryptedMedia = this.schema.encrypted || tag.attributes['encrypted'] === 'yes';
+    this.encryptedMedia = this.model.encrypted || tag.attributes['encrypted'] === 'yes';
     this.stack.push({
-      name: tag.name, path: '', node: this.schema.tree, flags: 0, container: this.record, isItem: false,
+      name: tag.name, path: '', node: this.model.root, flags: 0, container: this.record, isItem: false,
       childCount: 0, text: null, cdata: null, hasData: false, filledChildren: null,
     });
   }
@@ -356,13 +366,13 @@ function valuesByKey(record: SubmissionRecord, keys: ReadonlySet<string>, out: M
   }
 }
 
-const lookupCache = new WeakMap<FormSchema, ReadonlySet<string>>();
+const lookupCache = new WeakMap<FormModel, ReadonlySet<string>>();
 /** The paths whose values are read after parsing: geopoints and media. */
-function valueLookups(schema: FormSchema): ReadonlySet<string> {
-  let paths = lookupCache.get(schema);
+function valueLookups(model: FormModel): ReadonlySet<string> {
+  let paths = lookupCache.get(model);
   if (!paths) {
-    paths = new Set([...schema.geopointPaths, ...schema.mediaPaths]);
-    lookupCache.set(schema, paths);
+    paths = new Set([...model.geopointPaths, ...model.mediaPaths]);
+    lookupCache.set(model, paths);
   }
   return paths;
 }
@@ -374,9 +384,9 @@ function pythonFloat(text: string): number | null {
 }
 
 /** onadata's _set_geom: any unreadable geopoint value leaves the record without a location. */
-function geolocationOf(schema: FormSchema, values: Map<string, string[]>): [number, number] | [null, null] {
+function geolocationOf(model: FormModel, values: Map<string, string[]>): [number, number] | [null, null] {
   let first: [number, number] | null = null;
-  for (const path of schema.geopointPaths) {
+  for (const path of model.geopointPaths) {
     for (const value of values.get(path) ?? []) {
       const parts = value.trim().split(/\s+/);
       const lat = pythonFloat(parts[0] ?? '');
@@ -403,13 +413,13 @@ export function secondsOf(value: RecordValue | undefined): number | null {
   return time / 1000;
 }
 
-function durationOf(schema: FormSchema, record: SubmissionRecord): number | '' {
-  const start = secondsOf(ownValue(record, schema.startPath));
-  const end = secondsOf(ownValue(record, schema.endPath));
+function durationOf(model: FormModel, record: SubmissionRecord): number | '' {
+  const start = secondsOf(ownValue(record, model.startPath));
+  const end = secondsOf(ownValue(record, model.endPath));
   return start === null || end === null ? '' : end - start;
 }
 
-function mediaFilesOf(schema: FormSchema, record: SubmissionRecord, values: Map<string, string[]>, encrypted: boolean): string[] {
+function mediaFilesOf(model: FormModel, record: SubmissionRecord, values: Map<string, string[]>, encrypted: boolean): string[] {
   const names = new Set<string>();
   const encryptedFile = ownValue(record, 'encryptedXmlFile');
   if (encrypted && typeof encryptedFile === 'string') {
@@ -419,7 +429,7 @@ function mediaFilesOf(schema: FormSchema, record: SubmissionRecord, values: Map<
     if (Array.isArray(media)) for (const item of media) if (typeof item['media/file'] === 'string') names.add(item['media/file']);
     return [...names];
   }
-  for (const path of schema.mediaPaths) for (const value of values.get(path) ?? []) names.add(value);
+  for (const path of model.mediaPaths) for (const value of values.get(path) ?? []) names.add(value);
   return [...names];
 }
 
@@ -429,10 +439,10 @@ function attribute(attributes: Record<string, string>, name: string): string | n
 }
 
 /** Parses an OpenRosa submission into the stored record and what the storage layer needs to know. */
-export function parseInstance(xml: string | Uint8Array, schema: FormSchema, options: ParseOptions): ParseResult {
+export function parseInstance(xml: string | Uint8Array, model: FormModel, options: ParseOptions): ParseResult {
   const decoded = decode(xml, options.maxBytes);
   if ('error' in decoded) return { ok: false, error: decoded.error, detail: decoded.detail };
-  const builder = new InstanceBuilder(schema);
+  const builder = new InstanceBuilder(model);
   const failure = runSax(decoded.text, builder);
   if (failure) return { ok: false, error: failure.error, detail: failure.detail };
   const record = builder.record;
@@ -440,7 +450,7 @@ export function parseInstance(xml: string | Uint8Array, schema: FormSchema, opti
 
   const attributes = builder.rootAttributes;
   const encrypted = attributes['encrypted'] === 'yes' || builder.hasEncryptedParts;
-  const lookups = valueLookups(schema);
+  const lookups = valueLookups(model);
   const values = new Map<string, string[]>();
   if (lookups.size > 0) valuesByKey(record, lookups, values);
   const instanceId = builder.instanceId ?? attribute(attributes, 'instanceID');
@@ -454,9 +464,9 @@ export function parseInstance(xml: string | Uint8Array, schema: FormSchema, opti
     deprecatedId: builder.deprecatedId,
     deprecatedUuid: uuidOf(builder.deprecatedId),
     submissionDate: attribute(attributes, 'submissionDate'),
-    mediaFiles: mediaFilesOf(schema, record, values, builder.encryptedMedia),
-    geolocation: geolocationOf(schema, values),
-    duration: durationOf(schema, record),
+    mediaFiles: mediaFilesOf(model, record, values, builder.encryptedMedia),
+    geolocation: geolocationOf(model, values),
+    duration: durationOf(model, record),
     encrypted,
     repeatCounts: repeatCountsOf(record),
   };

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { convert } from '../../../packages/xlsform/src/index.ts';
-import { buildFormSchema, type FormSchema } from './form-schema.ts';
+import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
 import { parseInstance, type SubmissionRecord } from './instance-xml.ts';
 import {
   elementName, EMPTY_JSON_SUBMISSION, INCORRECT_FORMAT, jsonSubmissionToXml, NO_SUBMISSION_KEY, readJsonSubmission,
@@ -16,16 +16,16 @@ function accepted(body: unknown): { idString: string | null; submission: Record<
   return result;
 }
 
-function tutorialSchema(): FormSchema {
+function tutorialSchema(): FormModel {
   const bytes = readFileSync(new URL('../../../test/fixtures/submissions/tutorial_w_repeats.csv', import.meta.url));
   const form = convert(bytes, { fileName: 'tutorial_w_repeats.csv' });
   if (!form.ok) assert.fail(form.errors.map((e) => e.message).join('; '));
-  return buildFormSchema(form.formJson);
+  return buildFormModel(form.formJson);
 }
 
-function roundTrip(body: unknown, schema: FormSchema): SubmissionRecord {
+function roundTrip(body: unknown, schema: FormModel): SubmissionRecord {
   const { submission } = accepted(body);
-  const xml = jsonSubmissionToXml(submission, { rootName: schema.rootName, idString: schema.idString ?? '', uuid: UUID });
+  const xml = jsonSubmissionToXml(submission, { rootName: schema.rootName, idString: schema.idString, uuid: UUID });
   const result = parseInstance(xml, schema, { maxBytes: 1_000_000 });
   if (!result.ok) assert.fail(`${result.error} ${result.detail ?? ''}\n${xml}`);
   return result.record;
@@ -155,7 +155,7 @@ describe('JSON submission round trip: JSON → XML → record', () => {
         meta: { instanceID: 'uuid:f3d8dc65-91a6-4d0f-9e97-802128083390' },
       },
     };
-    const schema = buildFormSchema({ name: 'transportation', id_string: 'transportation_2011_07_25', children: [] });
+    const schema = buildFormModel({ name: 'transportation', id_string: 'transportation_2011_07_25', children: [] });
     assert.deepStrictEqual(roundTrip(body, schema), {
       'transport/available_transportation_types_to_referral_facility': 'ambulance bicycle',
       'transport/loop_over_transport_types_frequency/ambulance/frequency_to_referral_facility': 'daily',

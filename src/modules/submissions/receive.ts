@@ -13,7 +13,7 @@ import { putBlob, type BlobContent } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { readOsmAnswers, storeOsmAnswers } from '../osm/answers.ts';
 import { attachmentContentType } from './attachment-type.ts';
-import { buildFormSchema, type FormSchema } from './form-schema.ts';
+import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
 import { parseInstance, type InstanceMeta } from './instance-xml.ts';
 import * as repo from './repository.ts';
 import { queueDeliveries } from '../restservices/repository.ts';
@@ -59,17 +59,17 @@ export interface SubmissionOutcome {
   submissionDate: string;
 }
 
-const schemaCache = new Map<string, FormSchema>();
+const modelCache = new Map<string, FormModel>();
 
-/** Parsing needs the form's schema; it is built once per form definition (hash) and process. */
-async function schemaOf(db: DbOrTx, form: repo.SubmissionForm): Promise<FormSchema> {
+/** Parsing needs the form's model; it is built once per form definition (hash) and process. */
+async function modelOf(db: DbOrTx, form: repo.SubmissionForm): Promise<FormModel> {
   const key = `${form.id}:${form.hash}`;
-  const cached = schemaCache.get(key);
+  const cached = modelCache.get(key);
   if (cached) return cached;
-  const schema = buildFormSchema((await forms.findFormDefinition(db, form.id)).json);
-  if (schemaCache.size > 1000) schemaCache.clear();
-  schemaCache.set(key, schema);
-  return schema;
+  const model = buildFormModel((await forms.findFormDefinition(db, form.id)).json);
+  if (modelCache.size > 1000) modelCache.clear();
+  modelCache.set(key, model);
+  return model;
 }
 
 interface Identity {
@@ -269,8 +269,8 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
  */
 async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload, status: string, access: SubmissionAccess, recheck: boolean): Promise<SubmissionOutcome | undefined> {
   const { form } = access;
-  const schema = await schemaOf(ctx.db, form);
-  const parsed = parseInstance(xml, schema, { maxBytes: ctx.config.instanceLimitBytes });
+  const model = await modelOf(ctx.db, form);
+  const parsed = parseInstance(xml, model, { maxBytes: ctx.config.instanceLimitBytes });
   if (!parsed.ok) throw errors.badRequest(parsed.error);
   const { record, meta } = parsed;
   if (form.encrypted && !meta.encrypted) throw errors.badRequest('Unencrypted submissions are not allowed for encrypted forms.');
@@ -290,7 +290,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   );
   const hasGeopoint = meta.geolocation[0] !== null;
   // Read before the transaction: parsing a file must not hold the database.
-  const osmAnswers = await readOsmAnswers(schema.osmPaths, record, media);
+  const osmAnswers = await readOsmAnswers(model.topLevelOsmPaths, record, media);
 
   const submissionDate = isoTimestamp(when);
   const newInstance = {
@@ -357,7 +357,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       );
       if (written) stored.push(file.name);
     }
-    await storeOsmAnswers(trx, { formId: form.id, instanceId, osmPaths: schema.osmPaths, now: ctx.clock.now() }, osmAnswers, stored, kind === 'edited');
+    await storeOsmAnswers(trx, { formId: form.id, instanceId, osmPaths: model.topLevelOsmPaths, now: ctx.clock.now() }, osmAnswers, stored, kind === 'edited');
     if (files.length || kind === 'edited') await repo.refreshMediaCount(trx, instanceId, [...referenced]);
     // A re-sent record bringing its late files changes what its exports and filters show
     // (media links and counts, media_all_received, the attachments zip): stored exports and
