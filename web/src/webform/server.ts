@@ -71,20 +71,30 @@ export async function loadForm(formId: number): Promise<PublishedForm> {
     throw new FormUnavailable(messages.noRole, true);
   }
   const title = entry.getElementsByTagName('name')[0]?.textContent ?? '';
-  const form = await get(local(downloadUrl));
-  if (!form.ok) throw new FormUnavailable(refusal(form.status, await form.text()));
-  const media = new Map<string, string>();
   const manifestUrl = entry.getElementsByTagName('manifestUrl')[0]?.textContent;
-  if (manifestUrl) {
-    const manifest = await get(local(manifestUrl));
-    if (!manifest.ok) throw new FormUnavailable(refusal(manifest.status, await manifest.text()));
-    for (const file of Array.from(xml(await manifest.text()).getElementsByTagName('mediaFile'))) {
-      const name = file.getElementsByTagName('filename')[0]?.textContent;
-      const address = file.getElementsByTagName('downloadUrl')[0]?.textContent;
-      if (name && address) media.set(name, local(address));
-    }
+  // The XForm and its manifest, together.
+  const [form, media] = await Promise.all([
+    get(local(downloadUrl)).then(async (response) => {
+      const text = await response.text();
+      if (!response.ok) throw new FormUnavailable(refusal(response.status, text));
+      return text;
+    }),
+    manifestUrl ? loadManifest(local(manifestUrl)) : Promise.resolve(new Map<string, string>()),
+  ]);
+  return { title, xml: form, media };
+}
+
+async function loadManifest(path: string): Promise<Map<string, string>> {
+  const manifest = await get(path);
+  const text = await manifest.text();
+  if (!manifest.ok) throw new FormUnavailable(refusal(manifest.status, text));
+  const media = new Map<string, string>();
+  for (const file of Array.from(xml(text).getElementsByTagName('mediaFile'))) {
+    const name = file.getElementsByTagName('filename')[0]?.textContent;
+    const address = file.getElementsByTagName('downloadUrl')[0]?.textContent;
+    if (name && address) media.set(name, local(address));
   }
-  return { title, xml: await form.text(), media };
+  return media;
 }
 
 /** An unpublished draft (POST /api/v1/forms/survey_preview), to preview: its XForm, no media. */
