@@ -6,10 +6,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import { buildApp } from './app.ts';
 import { openRuntime } from './runtime.ts';
-import { buildJobRegistry } from './jobs/handlers.ts';
+import { buildJobRegistry, recoverAtStart } from './compose.ts';
 import { consoleJobLog, type JobLog } from './jobs/log.ts';
 import { startWorkers, type Workers } from './jobs/worker.ts';
-import { recoverAtStart } from './jobs/recovery.ts';
 import { startRestDeliveries, type RestDeliveries } from './modules/restservices/delivery.ts';
 
 export async function startServer(config: Config): Promise<void> {

@@ -2,10 +2,9 @@
 // these can share the queue with the servers.
 import type { Config } from './config.ts';
 import { openRuntime } from './runtime.ts';
-import { buildJobRegistry } from './jobs/handlers.ts';
+import { buildJobRegistry, recoverAtStart } from './compose.ts';
 import { consoleJobLog } from './jobs/log.ts';
 import { startWorkers } from './jobs/worker.ts';
-import { recoverAtStart } from './jobs/recovery.ts';
 import { startRestDeliveries } from './modules/restservices/delivery.ts';
 
 export async function runWorkerProcess(config: Config): Promise<void> {

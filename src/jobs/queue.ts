@@ -1,37 +1,10 @@
 // The job queue as callers see it: enqueue inside a transaction, look a job up by its UUID.
 import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../platform/db.ts';
-import { findJobRowByUuid, insertJob } from './repository.ts';
+import { findJobRowByUuid, insertJob, type JobRow } from './repository.ts';
 
-/** onadata's (Celery's) task states; a job waiting for a retry is PENDING with its last error set. */
-export type JobStatus = 'PENDING' | 'STARTED' | 'SUCCESS' | 'FAILURE';
-
-export interface JobProgress {
-  current: number;
-  total: number;
-}
-
-export interface JobRow {
-  id: number;
-  uuid: string;
-  type: string;
-  payload: unknown;
-  status: JobStatus;
-  result: unknown | null;
-  error: string | null;
-  progress: JobProgress | null;
-  attempts: number;
-  /** null until first claimed: then the handler's registered limit (or the default) is filled in. */
-  max_attempts: number | null;
-  run_after: Date;
-  locked_until: Date | null;
-  /** The claim holding the lease (host:pid:token), null when no worker holds the job. */
-  locked_by: string | null;
-  created_by: number | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
+// The rows' shapes live with their SQL; callers know them from here.
+export type { JobProgress, JobRow, JobStatus } from './repository.ts';
 
 export interface NewJob {
   type: string;

@@ -5,12 +5,8 @@
 // files of imports that will not run again; on PGlite it also finishes imports whose publishing
 // was interrupted. Live processes' claims and files are never touched (process-identity.ts), and
 // claims of other hosts wait out their lease as before.
+// The modules' part (which files and rows, which interrupted work) is wired in by src/compose.ts.
 import type { AppDeps } from '../context.ts';
-import { sweepExportLeftovers } from '../modules/exports/files.ts';
-import { IMPORT_JOB } from '../modules/imports/service.ts';
-import { deleteAbandonedImports } from '../modules/imports/repository.ts';
-import { finishInterruptedPublishes } from '../modules/imports/publish.ts';
-import { sweepImportTempDirs } from '../modules/imports/upload.ts';
 import { reclaimAbandonedJobs } from './reclaim.ts';
 import type { JobLog } from './log.ts';
 
@@ -20,12 +16,18 @@ export interface Recovery {
   finishedImports: number;
 }
 
-export async function recoverAtStart(deps: AppDeps, log: JobLog): Promise<Recovery> {
+/** What the modules clean up after a crash, given by the composition root. */
+export interface RecoveryCleanups {
+  /** Finishes work a dead process left half done (imports' publishing); how many it finished. */
+  finishInterrupted(deps: AppDeps): Promise<number>;
+  /** Removes what dead processes left behind (staged rows, part files, spools); the files removed. */
+  removeLeftovers(deps: AppDeps): Promise<string[]>;
+}
+
+export async function recoverJobsAtStart(deps: AppDeps, log: JobLog, cleanups: RecoveryCleanups): Promise<Recovery> {
   const reclaimedJobs = await reclaimAbandonedJobs(deps);
-  // PGlite is this process's alone (the directory lock): nobody else is publishing.
-  const finishedImports = deps.config.databaseUrl === undefined ? await finishInterruptedPublishes(deps.db) : 0;
-  await deleteAbandonedImports(deps.db, IMPORT_JOB);
-  const removed = [...(await sweepExportLeftovers(deps.config.dataDir)), ...(await sweepImportTempDirs())];
+  const finishedImports = await cleanups.finishInterrupted(deps);
+  const removed = await cleanups.removeLeftovers(deps);
   if (reclaimedJobs + removed.length + finishedImports > 0) {
     log('info', `after a crash: ${reclaimedJobs} job(s) of ended processes taken back, ${finishedImports} import(s) finished, ${removed.length} leftover file(s) removed`);
   }

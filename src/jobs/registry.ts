@@ -1,4 +1,4 @@
-// Job types and their handlers. Modules register theirs in src/jobs/handlers.ts.
+// Job types and their handlers. Modules register theirs in src/compose.ts.
 import type { AppDeps } from '../context.ts';
 import type { JobRow } from './queue.ts';
 

@@ -3,7 +3,36 @@
 import type { Insertable } from 'kysely';
 import type { DbOrTx, Tx } from '../platform/db.ts';
 import type { JobsTable } from '../platform/schema.ts';
-import type { JobProgress, JobRow } from './queue.ts';
+
+/** onadata's (Celery's) task states; a job waiting for a retry is PENDING with its last error set. */
+export type JobStatus = 'PENDING' | 'STARTED' | 'SUCCESS' | 'FAILURE';
+
+export interface JobProgress {
+  current: number;
+  total: number;
+}
+
+export interface JobRow {
+  id: number;
+  uuid: string;
+  type: string;
+  payload: unknown;
+  status: JobStatus;
+  result: unknown | null;
+  error: string | null;
+  progress: JobProgress | null;
+  attempts: number;
+  /** null until first claimed: then the handler's registered limit (or the default) is filled in. */
+  max_attempts: number | null;
+  run_after: Date;
+  locked_until: Date | null;
+  /** The claim holding the lease (host:pid:token), null when no worker holds the job. */
+  locked_by: string | null;
+  created_by: number | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
 
 export async function insertJob(db: DbOrTx, job: Insertable<JobsTable>): Promise<{ id: number; uuid: string }> {
   return db.insertInto('jobs').values(job).returning(['id', 'uuid']).executeTakeFirstOrThrow();

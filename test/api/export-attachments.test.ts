@@ -12,7 +12,7 @@ import { formFile } from '../fixtures/forms.ts';
 import { unzip } from '../zip.ts';
 import { setFormRole } from '../../src/modules/forms/repository.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 
 const registry = buildJobRegistry();
 const FORM = [

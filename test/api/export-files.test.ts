@@ -10,7 +10,7 @@ import { basic, createUser, multipart, postSubmission, publishForm, startTestSer
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
 
 const registry = buildJobRegistry();

@@ -13,7 +13,7 @@ import { basic, createUser, multipart, startTestServer, type TestServer, type Te
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 
 interface Received {
   method: string;

@@ -9,7 +9,7 @@ import { basic, createUser, multipart, startTestServer, type MultipartFile, type
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { KML_TAIL, kmlHead } from '../../src/exports/kml/writer.ts';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/osm/${name}`, import.meta.url));

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { createUser, multipart, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { enqueueJob, findJobByUuid } from '../../src/jobs/queue.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
 import { COUNT_STORED_REPEATS_JOB } from '../../src/modules/submissions/repeat-counts-job.ts';

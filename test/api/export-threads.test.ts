@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import type { AppDeps } from '../../src/context.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
 import { findFormDefinition } from '../../src/modules/forms/repository.ts';

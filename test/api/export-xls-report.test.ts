@@ -10,7 +10,7 @@ import { createUser, multipart, startTestServer, type TestServer, type TestUser 
 import { formFile } from '../fixtures/forms.ts';
 import { setFormRole } from '../../src/modules/forms/repository.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 
 let server: TestServer;
 let dataDir: string;

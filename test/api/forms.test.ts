@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { csvForm, formFile } from '../fixtures/forms.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 
 let server: TestServer;
 let bob: TestUser;

@@ -6,7 +6,7 @@ import Papa from 'papaparse';
 import { join } from 'node:path';
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
 import { benchInstance } from '../../bench/_instances.ts';
 

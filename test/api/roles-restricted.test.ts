@@ -21,7 +21,7 @@ import { basic, createUser, multipart, startTestServer, type TestServer, type Te
 import { formFile } from '../fixtures/forms.ts';
 import { unzip } from '../zip.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import type { Role } from '../../src/access/roles.ts';
 
 const registry = buildJobRegistry();

@@ -11,7 +11,7 @@ import { bombWorkbook, SHEET_START } from '../../packages/xlsform/test/zip-bomb.
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { createServerStorage } from '../server-process.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
 
 const MB = 1024 * 1024;

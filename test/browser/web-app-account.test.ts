@@ -16,7 +16,7 @@ import { browse, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from '
 import { createUser, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { csvForm } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
-import { buildJobRegistry } from '../../src/jobs/handlers.ts';
+import { buildJobRegistry } from '../../src/compose.ts';
 import { silentJobLog } from '../../src/jobs/log.ts';
 import { startWorkers, type Workers } from '../../src/jobs/worker.ts';
 
