@@ -9,6 +9,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { PreparedStatements } from './pglite-statements.ts';
 
 class Mutex {
   #locked = false;
@@ -30,15 +31,20 @@ class Mutex {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pg: PGlite) {}
+  readonly #statements: PreparedStatements;
+
+  constructor(private readonly pg: PGlite) {
+    this.#statements = new PreparedStatements(pg);
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     // Without parameters the simple protocol is used, which also accepts multi-statement
-    // scripts (migrations); the last statement's result is the query's result.
+    // scripts (migrations); the last statement's result is the query's result. With parameters
+    // the statement is prepared once and then only bound and run.
     const result =
       query.parameters.length === 0
         ? lastResult(await this.pg.exec(query.sql))
-        : await this.pg.query(query.sql, [...query.parameters]);
+        : await this.#statements.run(query.sql, query.parameters);
     const rows = result.rows as R[];
     const affected = result.affectedRows;
     return affected === undefined ? { rows } : { rows, numAffectedRows: BigInt(affected) };

@@ -1,0 +1,83 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PGlite } from '@electric-sql/pglite';
+import { PreparedStatements } from './pglite-statements.ts';
+
+// One PGlite for the file (creating one is most of a test's time); each test has its own table.
+let pg: PGlite;
+before(async () => {
+  pg = await PGlite.create('memory://');
+});
+after(async () => {
+});
+
+async function open(limit?: number): Promise<{ pg: PGlite; statements: PreparedStatements }> {
+  await pg.exec('drop table if exists t; create table t (id serial primary key, name text unique, n int, doc jsonb, at timestamptz, bytes bytea)');
+  return { pg, statements: new PreparedStatements(pg, limit) };
+}
+
+test('prepared statements give what query() gives, values and types alike', async () => {
+  const { pg, statements } = await open();
+  const at = new Date('2026-11-28T03:00:00.000Z');
+  const insert = 'insert into t (name, n, doc, at, bytes) values ($1, $2, $3, $4, $5) returning id';
+  const first = await statements.run(insert, ['a', 1, JSON.stringify({ x: [1, 'y'] }), at, new Uint8Array([0, 255])]);
+  const second = await statements.run(insert, ['b', null, null, null, null]);
+  assert.deepEqual(first.rows, [{ id: 1 }]);
+  assert.deepEqual(second.rows, [{ id: 2 }]);
+
+  const select = 'select name, n, doc, at, bytes from t where id = $1';
+  const mine = await statements.run(select, [1]);
+  const theirs = await pg.query(select, [1]);
+  assert.deepEqual(mine.rows, theirs.rows);
+  assert.deepEqual(mine.rows[0], { name: 'a', n: 1, doc: { x: [1, 'y'] }, at, bytes: new Uint8Array([0, 255]) });
+  assert.deepEqual((await statements.run(select, [2])).rows, [{ name: 'b', n: null, doc: null, at: null, bytes: null }]);
+
+  const updated = await statements.run('update t set n = n + $1 where n is not null or name = $2', [1, 'b']);
+  assert.equal(updated.affectedRows, 2);
+  assert.deepEqual((await statements.run('delete from t where id = $1', [99])).rows, []);
+});
+
+test('an error reaches the caller with its code, and the session goes on', async () => {
+  const { pg, statements } = await open();
+  const insert = 'insert into t (name) values ($1)';
+  await statements.run(insert, ['a']);
+  await assert.rejects(statements.run(insert, ['a']), (error: Error & { code?: string }) => error.code === '23505');
+  await assert.rejects(statements.run('select nope from t where id = $1', [1]), (error: Error & { code?: string }) => error.code === '42703');
+
+  // In a transaction an error aborts it, as on any PostgreSQL session; rollback recovers.
+  await pg.exec('begin');
+  await assert.rejects(statements.run(insert, ['a']));
+  await assert.rejects(statements.run('select count(*) from t where name = $1', ['a']), /aborted/);
+  await pg.exec('rollback');
+  assert.deepEqual((await statements.run('select count(*)::int as c from t where name = $1', ['a'])).rows, [{ c: 1 }]);
+});
+
+test('statements past the limit are closed on the backend and prepared again when asked', async () => {
+  const { pg, statements } = await open(2);
+  const count = async (): Promise<number> =>
+    (await pg.query<{ c: number }>('select count(*)::int as c from pg_prepared_statements')).rows[0]?.c ?? 0;
+  const before = await count();
+  for (let round = 0; round < 3; round += 1) {
+    for (let k = 0; k < 5; k += 1) {
+      const { rows } = await statements.run(`select $1::int + ${k} as v`, [round]);
+      assert.deepEqual(rows, [{ v: round + k }]);
+    }
+  }
+  // The limit stays prepared, plus the one evicted last (closed with the next prepare).
+  assert.ok((await count()) - before <= 3, `prepared statements held: ${(await count()) - before}`);
+});
+
+test('a statement whose table changed shape is prepared anew after the error', async () => {
+  const { pg, statements } = await open();
+  const select = 'select * from t where id = $1';
+  await statements.run('insert into t (name) values ($1)', ['a']);
+  assert.equal((await statements.run(select, [1])).rows.length, 1);
+  await pg.exec('alter table t add column extra text');
+  let result;
+  try {
+    result = await statements.run(select, [1]);
+  } catch {
+    result = await statements.run(select, [1]);
+  }
+  assert.ok(result.rows[0] && 'extra' in result.rows[0]);
+});
