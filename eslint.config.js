@@ -38,12 +38,12 @@ export default tseslint.config(
         zones: [
           {
             // Pure libraries: no I/O layer, no module, no HTTP.
-            target: ['./src/platform', './src/lib', './src/exports', './src/imports', './packages/xlsform/src'],
+            target: ['./src/platform', './src/lib', './packages/xlsform/src'],
             from: ['./src/http', './src/access', './src/jobs'],
             message: 'Platform and pure libraries import no HTTP, access or jobs code.',
           },
           {
-            target: ['./src/platform', './src/lib', './src/exports', './packages/xlsform/src'],
+            target: ['./src/platform', './src/lib/writers', './src/lib/form-model', './packages/xlsform/src'],
             from: './src/modules',
             message: 'Platform and pure libraries import no module.',
           },
@@ -80,8 +80,8 @@ export default tseslint.config(
           },
           {
             // The pure parts of imports still share the submissions module's instance values
-            // (RecordValue, numeric coercion): to move to src/lib with the form model.
-            target: './src/imports',
+            // (RecordValue, numeric coercion, secondsOf): they build records by the parser's rules.
+            target: './src/lib/import-rows',
             from: './src/modules',
             except: ['./submissions/instance-xml.ts'],
             message: 'The pure parts of imports import no module.',

@@ -1,7 +1,7 @@
 // `npm run bench -- sav [--rows N] [--no-compression]`: streams N rows (default 1,000,000)
 // of 40 mixed variables through the .sav writer, discarding the chunks, and prints
 // rows/s, MB/s of output and peak RSS.
-import { savChunks, type SavRow, type SavVariable } from '../src/exports/sav/index.ts';
+import { savChunks, type SavRow, type SavVariable } from '../src/lib/writers/sav/index.ts';
 
 function variables(): SavVariable[] {
   const list: SavVariable[] = [];

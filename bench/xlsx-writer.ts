@@ -2,7 +2,7 @@
 // 1,000,000) × 45 mixed columns (strings, numbers, dates, blanks) plus a second sheet of N2
 // rows (default 3,000,000) × 15 columns through the XLSX writer, discarding the bytes, and prints
 // seconds, CPU seconds, output size and peak RSS.
-import { xlsxChunks, type Cell, type SpreadsheetSheet } from '../src/exports/xlsx/index.ts';
+import { xlsxChunks, type Cell, type SpreadsheetSheet } from '../src/lib/writers/xlsx/index.ts';
 
 function mainRow(r: number): Cell[] {
   const row: Cell[] = [];

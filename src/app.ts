@@ -20,7 +20,7 @@ import { registerFormRoutes } from './modules/forms/routes.ts';
 import { registerOpenRosaRoutes } from './modules/openrosa/routes.ts';
 import { registerDataRoutes, registerSubmissionRoutes } from './modules/submissions/routes.ts';
 import { registerOAuthRoutes } from './modules/oauth/routes.ts';
-import { registerExportJobRoutes } from './modules/exports/export-routes.ts';
+import { registerExportJobRoutes } from './modules/exports/routes.ts';
 import { registerImportRoutes } from './modules/imports/routes.ts';
 import { registerReviewRoutes } from './modules/reviews/routes.ts';
 import { registerMetadataRoutes } from './modules/metadata/routes.ts';

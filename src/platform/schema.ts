@@ -330,7 +330,7 @@ export interface InstancesTable {
   total_media: Generated<number>;
   media_count: Generated<number>;
   has_geopoint: Generated<boolean>;
-  /** Items of each repeat (src/exports/layout/repeat-counts.ts); NULL for records stored before it was kept. */
+  /** Items of each repeat (src/lib/writers/layout/repeat-counts.ts); NULL for records stored before it was kept. */
   repeat_counts: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
 }
 

@@ -8,7 +8,7 @@ import Papa from 'papaparse';
 import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { unzip } from '../zip.ts';
-import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
+import { psppUnavailableReason, readWithPspp } from '../../src/lib/writers/sav/testing/pspp.ts';
 
 const ANSWERS = ['=1+2', '+254700000000 x', '-minus', '@home', '%pct', 'a|b'] as const;
 /** onadata's sanitize_for_export of each answer, as CSV keeps it. */

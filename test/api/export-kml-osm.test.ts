@@ -10,7 +10,7 @@ import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { runOneJob } from '../../src/jobs/worker.ts';
 import { buildJobRegistry } from '../../src/compose.ts';
-import { KML_TAIL, kmlHead } from '../../src/exports/kml/writer.ts';
+import { KML_TAIL, kmlHead } from '../../src/lib/writers/kml/writer.ts';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/osm/${name}`, import.meta.url));
 const registry = buildJobRegistry();

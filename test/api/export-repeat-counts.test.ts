@@ -1,5 +1,5 @@
 // Flat exports size their repeat columns from the item counts stored with each record
-// (repeat_counts, src/exports/layout/repeat-counts.ts). Every way a record is written keeps
+// (repeat_counts, src/lib/writers/layout/repeat-counts.ts). Every way a record is written keeps
 // them (an XML submission, an edit, a CSV import); the SQL that counts records stored before the
 // column existed gives the same counts; and the columns follow the data as it is now (an edit
 // that drops items shrinks them).
@@ -76,7 +76,7 @@ before(async () => {
   await submit(instance('00000000-0000-4000-8000-000000000001', [1, 3]));
   await submit(instance('00000000-0000-4000-8000-000000000002', []));
   await submit(instance('00000000-0000-4000-8000-000000000003', [2, 0, 1]));
-  // A CSV import writes its records through its own builder (src/imports/row-builder.ts).
+  // A CSV import writes its records through its own builder (src/lib/import-rows/row-builder.ts).
   const rows = 'village,kids[1]/kid_name,kids[1]/health/shots[1]/shot,kids[1]/health/shots[2]/shot,kids[2]/kid_name\nW,a,x,y,b\n';
   const file = multipart({}, [{ name: 'csv_file', fileName: 'rows.csv', content: rows, contentType: 'text/csv' }]);
   const imported = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/csv_import`, payload: file.payload, headers: { ...bob.auth, ...file.headers } });

@@ -8,7 +8,7 @@ import * as XLSX from '@e965/xlsx';
 import { createUser, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { unzip } from '../zip.ts';
-import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
+import { psppUnavailableReason, readWithPspp } from '../../src/lib/writers/sav/testing/pspp.ts';
 
 let server: TestServer;
 let bob: TestUser;

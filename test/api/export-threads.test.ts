@@ -19,9 +19,9 @@ import { parseExportOptions } from '../../src/modules/exports/options.ts';
 import { renderExport, type ExportTarget } from '../../src/modules/exports/render.ts';
 import { CsvHelper, csvHelperModule } from '../../src/modules/exports/csv-threads.ts';
 import { openExportSource } from '../../src/modules/exports/source.ts';
-import { planFlatLayout } from '../../src/exports/layout/flat.ts';
+import { planFlatLayout } from '../../src/lib/writers/layout/flat.ts';
 import { flatCsvBytes } from '../../src/modules/exports/flat-csv.ts';
-import { CsvEncoder, csvLine } from '../../src/exports/csv/writer.ts';
+import { CsvEncoder, csvLine } from '../../src/lib/writers/csv/writer.ts';
 
 const RECORDS = 2600;
 const FORM = [

@@ -7,7 +7,7 @@ import { createUser, multipart, startTestServer, type TestServer, type TestUser 
 import { formFile } from '../fixtures/forms.ts';
 import { unzip } from '../zip.ts';
 import type { Role } from '../../src/access/roles.ts';
-import { psppUnavailableReason, readWithPspp } from '../../src/exports/sav/testing/pspp.ts';
+import { psppUnavailableReason, readWithPspp } from '../../src/lib/writers/sav/testing/pspp.ts';
 
 let server: TestServer;
 let bob: TestUser;

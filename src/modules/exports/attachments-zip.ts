@@ -4,7 +4,7 @@
 // The records themselves are not read, and files are read a chunk at a time: memory holds about
 // one chunk of storage, whatever the number of records and the size of their files.
 import type { AppDeps } from '../../context.ts';
-import { ZipWriter } from '../../exports/zip/zip-writer.ts';
+import { ZipWriter } from '../../lib/writers/zip/zip-writer.ts';
 import { blobCrc32, findBlob, readBlobChunks } from '../blobs/repository.ts';
 import type { ExportSource } from './source.ts';
 

@@ -3,11 +3,11 @@
 // chunks (moved, not copied, to the main thread).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { buildFormModel } from '../../lib/form-model/model.ts';
-import { planFlatLayout } from '../../exports/layout/flat.ts';
-import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
+import { planFlatLayout } from '../../lib/writers/layout/flat.ts';
+import { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
 import type { CsvHelperBytes, CsvHelperData, CsvHelperReply, CsvHelperRequest } from './csv-threads.ts';
-import { CsvEncoder } from '../../exports/csv/writer.ts';
+import { CsvEncoder } from '../../lib/writers/csv/writer.ts';
 import { flatCsvBytes, flatCsvLines } from './flat-csv.ts';
 import { PageReader } from './record-rows.ts';
 import { listExportRecords } from './repository.ts';

@@ -1,9 +1,9 @@
 // Flat CSV: the flat layout through the CSV writer, a database page of records at a time. On
 // PostgreSQL a big export is rendered on helper threads as well (csv-threads.ts).
-import { csvLine, CsvEncoder } from '../../exports/csv/writer.ts';
-import { compileCsvRows, type CsvRowWriter } from '../../exports/csv/compiled-rows.ts';
-import { planFlatLayout, type FlatLayout } from '../../exports/layout/flat.ts';
-import { rawCsvWriter, type RawCsvWriter } from '../../exports/csv/raw-rows.ts';
+import { csvLine, CsvEncoder } from '../../lib/writers/csv/writer.ts';
+import { compileCsvRows, type CsvRowWriter } from '../../lib/writers/csv/compiled-rows.ts';
+import { planFlatLayout, type FlatLayout } from '../../lib/writers/layout/flat.ts';
+import { rawCsvWriter, type RawCsvWriter } from '../../lib/writers/csv/raw-rows.ts';
 import { ROW_META_KEYS } from './record-rows.ts';
 import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup } from './csv-threads.ts';
 import { RANGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';

@@ -3,13 +3,13 @@
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { requireUser } from '../../access/index.ts';
-import type { Cell } from '../../exports/layout/types.ts';
-import { isExportDate } from '../../exports/layout/types.ts';
-import { planSections } from '../../exports/layout/sections.ts';
+import type { Cell } from '../../lib/writers/layout/types.ts';
+import { isExportDate } from '../../lib/writers/layout/types.ts';
+import { planSections } from '../../lib/writers/layout/sections.ts';
 import type { ExportOptions } from './options.ts';
 import type { ExportTarget } from './render.ts';
 import { openExportSource } from './source.ts';
-import { findSpreadsheetCredential, saveSpreadsheetCredential } from './records-repository.ts';
+import { findSpreadsheetCredential, saveSpreadsheetCredential } from './stored-exports-repository.ts';
 import {
   authorizationUrl,
   exchangeCode,

@@ -10,10 +10,10 @@ import type { JobContext } from '../../jobs/registry.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { findLiveForm } from '../forms/repository.ts';
 import { exportOptionsFor, loadExportTarget, renderExport, type ExportTarget } from './render.ts';
-import { optionsFromStored, optionsKey as keyOf, storedOptions } from './records-options.ts';
+import { optionsFromStored, optionsKey as keyOf, storedOptions } from './stored-exports-options.ts';
 import { exportFileExists, exportFilePath, removeExportFile, writeExportFile } from './files.ts';
-import * as records from './records-repository.ts';
-import { exportTypeOf, exportUrl, formatOfExportType, type ExportType } from './records.ts';
+import * as stored from './stored-exports-repository.ts';
+import { exportTypeOf, exportUrl, formatOfExportType, type ExportType } from './stored-exports.ts';
 import { requireSpreadsheetCredential, writeGoogleSheet } from './gsheets.ts';
 import { isXlsReportRequest, parseReportRequest, renderReport, reportExportOptions, reportRequestFromStored, reportTemplateUrl, storedReportRequest } from './xls-report.ts';
 
@@ -57,12 +57,12 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
   const submittedBy = target.submittedBy ?? null;
 
   const outcome = await ctx.db.transaction().execute(async (trx): Promise<{ reply: AsyncReply; removed: Array<string | null> }> => {
-    await records.lockFormExports(trx, target.formId);
+    await stored.lockFormExports(trx, target.formId);
     // Deleting the form takes the same lock: an export is never recorded for a deleted form.
     if (!(await findLiveForm(trx, target.formId))) throw errors.notFound();
-    const dataVersion = await records.formDataVersion(trx, target.formId);
+    const dataVersion = await stored.formDataVersion(trx, target.formId);
     // External reports always regenerate (onadata's process_async_export).
-    const newest = exportType === 'external' ? undefined : await records.findNewestMatchingExport(trx, { formId: target.formId, exportType, optionsKey, submittedBy });
+    const newest = exportType === 'external' ? undefined : await stored.findNewestMatchingExport(trx, { formId: target.formId, exportType, optionsKey, submittedBy });
     if (newest && newest.data_version === dataVersion) {
       // A finished export is reused while its file is there (a sheet lives elsewhere).
       const usable = newest.external_url !== null || (newest.file_path !== null && (await exportFileExists(ctx.config.dataDir, newest.file_path)));
@@ -74,7 +74,7 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
         return { reply: { status: 202, body: { job_uuid: job.uuid } }, removed: [] };
       }
     }
-    const row = await records.insertExport(trx, {
+    const row = await stored.insertExport(trx, {
       formId: target.formId,
       exportType,
       options,
@@ -86,8 +86,8 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
     });
     const payload: ExportJobPayload = { exportId: row.id, baseUrl: ctx.baseUrl };
     const job = await enqueueJob(trx, { type: EXPORT_JOB, payload, createdBy: actor.id });
-    await records.setExportTask(trx, row.id, job.uuid);
-    const pruned = await records.pruneExports(trx, target.formId, exportType, EXPORTS_KEPT);
+    await stored.setExportTask(trx, row.id, job.uuid);
+    const pruned = await stored.pruneExports(trx, target.formId, exportType, EXPORTS_KEPT);
     return { reply: { status: 202, body: { job_uuid: job.uuid } }, removed: pruned.map((p) => p.file_path) };
   });
   for (const path of outcome.removed) await removeExportFile(ctx.config.dataDir, path);
@@ -99,7 +99,7 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
 export async function exportStatus(ctx: RequestContext, rawFormId: string, jobUuid: string): Promise<AsyncReply> {
   requireUser(ctx.actor);
   const target = await loadExportTarget(ctx, rawFormId);
-  const row = /^[0-9a-f-]{32,36}$/i.test(jobUuid) ? await records.findExportByTask(ctx.db, jobUuid) : undefined;
+  const row = /^[0-9a-f-]{32,36}$/i.test(jobUuid) ? await stored.findExportByTask(ctx.db, jobUuid) : undefined;
   if (!row || row.form_id !== target.formId || (target.submittedBy !== undefined && row.submitted_by !== target.submittedBy)) {
     throw errors.badRequest(`Unknown job_uuid "${jobUuid}".`);
   }
@@ -114,7 +114,7 @@ export async function exportStatus(ctx: RequestContext, rawFormId: string, jobUu
     }
     // The job ended without reaching its handler's bookkeeping (its worker died on every try).
     message = job?.error ?? 'The export job no longer exists.';
-    await records.markExportFailed(ctx.db, row.id, message, ctx.clock.now());
+    await stored.markExportFailed(ctx.db, row.id, message, ctx.clock.now());
   }
   const text = message ?? 'The export failed.';
   return { status: 202, body: { job_status: 'FAILURE', job_uuid: jobUuid, error_message: text, error: text } };
@@ -137,13 +137,13 @@ function failureMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function produce(ctx: RequestContext, job: JobContext, target: ExportTarget, row: records.ExportRow): Promise<void> {
+async function produce(ctx: RequestContext, job: JobContext, target: ExportTarget, row: stored.ExportRow): Promise<void> {
   const { deps } = job;
   const exportType = row.export_type as ExportType;
   const options = optionsFromStored(row.options);
   if (exportType === 'gsheets') {
     const sheet = await writeGoogleSheet(ctx, target, options, job.signal);
-    await records.markExportSucceeded(deps.db, row.id, { filePath: null, filename: sheet.title, size: null, externalUrl: sheet.url, finishedAt: deps.clock.now() });
+    await stored.markExportSucceeded(deps.db, row.id, { filePath: null, filename: sheet.title, size: null, externalUrl: sheet.url, finishedAt: deps.clock.now() });
     return;
   }
   // Polling clients see the records written so far and the total (export_async?job_uuid=…).
@@ -154,14 +154,14 @@ async function produce(ctx: RequestContext, job: JobContext, target: ExportTarge
       : await renderExport(deps, target, formatOfExportType(exportType), options, ctx.baseUrl, progress);
   const path = exportFilePath(row.form_id, row.id, file.extension);
   const size = await writeExportFile(deps.config.dataDir, path, file.chunks, job.signal);
-  const saved = await records.markExportSucceeded(deps.db, row.id, { filePath: path, filename: file.fileName, size, finishedAt: deps.clock.now() });
+  const saved = await stored.markExportSucceeded(deps.db, row.id, { filePath: path, filename: file.fileName, size, finishedAt: deps.clock.now() });
   // The export was deleted while its file was being written.
   if (!saved) await removeExportFile(deps.config.dataDir, path);
 }
 
 export async function runExportJob(job: JobContext, payload: ExportJobPayload): Promise<{ exportId: number }> {
   const { deps } = job;
-  const row = await records.findExport(deps.db, payload.exportId);
+  const row = await stored.findExport(deps.db, payload.exportId);
   // Deleted before it ran, or finished by an earlier attempt.
   if (!row || row.status !== 'PENDING') return { exportId: payload.exportId };
   try {
@@ -171,7 +171,7 @@ export async function runExportJob(job: JobContext, payload: ExportJobPayload): 
   } catch (error) {
     // Shutdown or a lost lease: the job goes back to the queue and the export stays PENDING.
     if (job.signal.aborted) throw error;
-    await records.markExportFailed(deps.db, row.id, failureMessage(error).slice(0, 1000), deps.clock.now());
+    await stored.markExportFailed(deps.db, row.id, failureMessage(error).slice(0, 1000), deps.clock.now());
     throw new Error(failureMessage(error), { cause: error });
   }
   return { exportId: row.id };

@@ -2,9 +2,9 @@
 // record's first point (`_geolocation`), described by its labelled answers and first photo.
 import type { FormModel, FormNode, FormQuestion, FormSection } from '../../lib/form-model/model.ts';
 import { labelText, sectionQuestions } from '../../lib/form-model/model.ts';
-import type { ExportRecord } from '../../exports/layout/types.ts';
-import { mediaValue } from '../../exports/layout/values.ts';
-import { kmlChunks, type KmlPlacemark } from '../../exports/kml/writer.ts';
+import type { ExportRecord } from '../../lib/writers/layout/types.ts';
+import { mediaValue } from '../../lib/writers/layout/values.ts';
+import { kmlChunks, type KmlPlacemark } from '../../lib/writers/kml/writer.ts';
 import type { ExportSource } from './source.ts';
 
 const IMAGE_TYPE = /image|photo|picture/i;

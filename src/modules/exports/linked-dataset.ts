@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { AppDeps } from '../../context.ts';
 import { findFormDefinition, findLiveForm } from '../forms/repository.ts';
 import type { RawQuery } from './options.ts';
-import { formDataVersion } from './records-repository.ts';
+import { formDataVersion } from './stored-exports-repository.ts';
 import { exportOptionsFor, renderExport, type ExportFile } from './render.ts';
 
 /**

@@ -1,7 +1,7 @@
 // Export query parameters (onadata-data.md §3.1) → typed options. Booleans follow onadata's
 // str_to_bool: `true`, `t`, `1` in any case are true, anything else (an empty value too) false.
 import { errors } from '../../errors.ts';
-import { DEFAULT_LAYOUT_OPTIONS, type LayoutOptions } from '../../exports/layout/types.ts';
+import { DEFAULT_LAYOUT_OPTIONS, type LayoutOptions } from '../../lib/writers/layout/types.ts';
 
 export interface ExportOptions extends LayoutOptions {
   readonly winExcelUtf8: boolean;

@@ -2,8 +2,8 @@
 // combined into one OpenStreetMap document, records in `_id` order and, within a record, in the
 // order of the form's osm questions. Files are read a page of records at a time.
 import type { AppDeps } from '../../context.ts';
-import { combineOsmFiles } from '../../exports/osm/combine.ts';
-import type { ExportRecord } from '../../exports/layout/types.ts';
+import { combineOsmFiles } from '../../lib/writers/osm/combine.ts';
+import type { ExportRecord } from '../../lib/writers/layout/types.ts';
 import { listOsmAttachments } from './osm-repository.ts';
 import type { ExportSource } from './source.ts';
 

@@ -1,8 +1,8 @@
 // Stored rows into export records: the record's JSON with the meta keys its row's columns hold,
 // users named once per export. Used by the export source and by CSV helper threads alike.
 import type { FormModel, FormNode } from '../../lib/form-model/model.ts';
-import type { ExportRecord } from '../../exports/layout/types.ts';
-import type { RawCsvWriter } from '../../exports/csv/raw-rows.ts';
+import type { ExportRecord } from '../../lib/writers/layout/types.ts';
+import type { RawCsvWriter } from '../../lib/writers/csv/raw-rows.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import * as repo from './repository.ts';
 

@@ -132,7 +132,7 @@ export async function listRunEnds(db: DbOrTx, scope: RecordScope, every: number,
   return result.rows.map((r) => Number(r.id));
 }
 
-/** The largest item count of one repeat key (src/exports/layout/repeat-counts.ts) in scope. */
+/** The largest item count of one repeat key (src/lib/writers/layout/repeat-counts.ts) in scope. */
 export interface RepeatCount {
   key: string;
   count: number;

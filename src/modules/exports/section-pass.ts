@@ -1,8 +1,8 @@
 // One pass over an export's records for every section at once (xlsx sheets, csvzip and savzip
 // files): each page of records becomes a batch holding the rows each section gets from it, so
 // a record is read and parsed once however many repeats the form has.
-import type { SectionedLayout } from '../../exports/layout/sections.ts';
-import type { Cell, ExportRecord } from '../../exports/layout/types.ts';
+import type { SectionedLayout } from '../../lib/writers/layout/sections.ts';
+import type { Cell, ExportRecord } from '../../lib/writers/layout/types.ts';
 import type { ExportSource } from './source.ts';
 
 /**

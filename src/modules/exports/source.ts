@@ -2,8 +2,8 @@
 // (keyset pages, one page in memory at a time), and the aggregates the layouts need.
 import type { AppDeps } from '../../context.ts';
 import { buildFormModel, type FormModel, type FormNode } from '../../lib/form-model/model.ts';
-import { RepeatShape } from '../../exports/layout/repeat-shape.ts';
-import type { ExportRecord } from '../../exports/layout/types.ts';
+import { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
+import type { ExportRecord } from '../../lib/writers/layout/types.ts';
 import { queryCondition } from '../submissions/query.ts';
 import type { ExportOptions } from './options.ts';
 import * as repo from './repository.ts';

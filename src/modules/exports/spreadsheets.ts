@@ -2,10 +2,10 @@
 // first, linked by `_index`, `_parent_index` and `_parent_table_name` (the parent's sheet title).
 // Both read the records once for every sheet. XLSX's first sheet streams and the others wait
 // compressed in temporary files; XLS spools every sheet, since its file starts with their sizes.
-import { planSections, type SectionedLayout } from '../../exports/layout/sections.ts';
-import type { Cell } from '../../exports/layout/types.ts';
-import { xlsxOnePassChunks, XLSX_LIMITS } from '../../exports/xlsx/index.ts';
-import { xlsOnePassChunks, XLS_LIMITS, type SpoolFactory } from '../../exports/xls/index.ts';
+import { planSections, type SectionedLayout } from '../../lib/writers/layout/sections.ts';
+import type { Cell } from '../../lib/writers/layout/types.ts';
+import { xlsxOnePassChunks, XLSX_LIMITS } from '../../lib/writers/xlsx/index.ts';
+import { xlsOnePassChunks, XLS_LIMITS, type SpoolFactory } from '../../lib/writers/xls/index.ts';
 import { errors } from '../../errors.ts';
 import { sectionBatches } from './section-pass.ts';
 import type { ExportSource } from './source.ts';

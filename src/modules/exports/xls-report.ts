@@ -1,16 +1,16 @@
 // Custom XLS reports: `GET /api/v1/forms/{pk}.xls?meta=<metadata id>|token=<template url>[&data_id=<record id>]`,
 // and `export_async?format=xls|xlsx&meta=…|token=…` (an Export of type `external`, made by a job).
 // onadata posts the records to an external report service and redirects to its file; we fetch the
-// template ourselves and fill it here (src/exports/xls-report), answering the .xls directly or
+// template ourselves and fill it here (src/lib/writers/xls-report), answering the .xls directly or
 // storing it as the job's export file. Both paths parse the request here and render with renderReport.
 import type { RequestContext } from '../../context.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { errors } from '../../errors.ts';
-import { planFlatLayout, type FlatColumn } from '../../exports/layout/flat.ts';
-import { xlsChunks } from '../../exports/xls/index.ts';
-import { fillReport, type RecordValues } from '../../exports/xls-report/fill.ts';
-import { readTemplate } from '../../exports/xls-report/read-template.ts';
-import { planReport, TemplateError, type ReportPlan } from '../../exports/xls-report/template.ts';
+import { planFlatLayout, type FlatColumn } from '../../lib/writers/layout/flat.ts';
+import { xlsChunks } from '../../lib/writers/xls/index.ts';
+import { fillReport, type RecordValues } from '../../lib/writers/xls-report/fill.ts';
+import { readTemplate } from '../../lib/writers/xls-report/read-template.ts';
+import { planReport, TemplateError, type ReportPlan } from '../../lib/writers/xls-report/template.ts';
 import { fetchRemoteFile, RemoteFetchError } from '../../platform/remote-fetch.ts';
 import { findReportTemplateEntry } from '../forms/repository.ts';
 import { DEFAULT_EXPORT_OPTIONS, parseExportOptions, single, type ExportOptions, type RawQuery } from './options.ts';

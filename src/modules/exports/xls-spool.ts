@@ -1,10 +1,10 @@
-// Temporary files behind the legacy XLS writer's spools (src/exports/xls/spool.ts): the cell
+// Temporary files behind the legacy XLS writer's spools (src/lib/writers/xls/spool.ts): the cell
 // records of a big workbook must wait on disk, not in memory, until the file can be emitted.
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Spool, SpoolFactory } from '../../exports/xls/index.ts';
+import type { Spool, SpoolFactory } from '../../lib/writers/xls/index.ts';
 import { ownedTempPrefix } from '../../platform/temp-files.ts';
 
 export function fileSpools(dataDir: string): SpoolFactory {

@@ -2,13 +2,13 @@
 // the records. The survey's file streams out as it is written; the repeats' files are compressed
 // into temporary files beside it and copied out after it. Memory stays at a page of records and
 // a chunk per file, whatever the number of records.
-import { csvRowEncoder } from '../../exports/csv/writer.ts';
-import { planSections, sectionCellText, type SectionLayout } from '../../exports/layout/sections.ts';
-import { savSection } from '../../exports/layout/sav-columns.ts';
-import { savRowEncoder } from '../../exports/sav/index.ts';
-import type { SpoolFactory } from '../../exports/spool.ts';
-import type { Cell } from '../../exports/layout/types.ts';
-import { zipOnePassChunks } from '../../exports/zip/one-pass.ts';
+import { csvRowEncoder } from '../../lib/writers/csv/writer.ts';
+import { planSections, sectionCellText, type SectionLayout } from '../../lib/writers/layout/sections.ts';
+import { savSection } from '../../lib/writers/layout/sav-columns.ts';
+import { savRowEncoder } from '../../lib/writers/sav/index.ts';
+import type { SpoolFactory } from '../../lib/writers/spool.ts';
+import type { Cell } from '../../lib/writers/layout/types.ts';
+import { zipOnePassChunks } from '../../lib/writers/zip/one-pass.ts';
 import { sectionBatches } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
 

@@ -8,7 +8,7 @@ import { pageWindow, paginate } from '../../http/pagination.ts';
 import * as forms from './service.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
-import { sendSuffixedExport } from '../exports/routes.ts';
+import { sendSuffixedExport } from '../exports/download-routes.ts';
 import { attachmentDisposition } from '../../http/conventions.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });

@@ -1,7 +1,7 @@
 // Form use cases: publish, list, read, update or replace, delete, representations, labels,
 // sharing and cloning.
 import type { AppDeps, RequestContext } from '../../context.ts';
-import { deleteExportsOfForms, lockFormExports } from '../exports/records-repository.ts';
+import { deleteExportsOfForms, lockFormExports } from '../exports/stored-exports-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
 import { AppError, errors, type FieldErrors } from '../../errors.ts';
 import {

@@ -5,12 +5,12 @@
 // it was before the import, whichever way the rows are written.
 import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../../platform/db.ts';
-import { planHeaders } from '../../imports/header-plan.ts';
-import { RowBuilder, type CellProblem, type PreparedRow } from '../../imports/row-builder.ts';
-import { problemLabel } from '../../imports/values.ts';
+import { planHeaders } from '../../lib/import-rows/header-plan.ts';
+import { RowBuilder, type CellProblem, type PreparedRow } from '../../lib/import-rows/row-builder.ts';
+import { problemLabel } from '../../lib/import-rows/values.ts';
 import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
 import { MALFORMED_XML, parseInstance, type SubmissionRecord } from '../submissions/instance-xml.ts';
-import type { RecordFacts } from '../../imports/instance-record.ts';
+import type { RecordFacts } from '../../lib/import-rows/instance-record.ts';
 import { refreshFormCounters } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { DirectWriter, EditedRecordGone, StagingWriter, type RecordWriter } from './writers.ts';

@@ -19,7 +19,7 @@ export interface StagedRow {
   /** JSON array of the attachment names the record references. */
   media: string;
   hasGeopoint: boolean;
-  /** Items of each repeat as JSON object text (src/exports/layout/repeat-counts.ts). */
+  /** Items of each repeat as JSON object text (src/lib/writers/layout/repeat-counts.ts). */
   repeatCounts: string;
 }
 

@@ -23,7 +23,7 @@ import { grantOrgOwners, orgRoleFor } from '../orgs/service.ts';
 import { listOwnersTeams } from '../orgs/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { grantFormRole } from '../forms/grants.ts';
-import { deleteExportsOfForms, lockFormExports } from '../exports/records-repository.ts';
+import { deleteExportsOfForms, lockFormExports } from '../exports/stored-exports-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
 import { projectToApi } from './to-api.ts';
 

@@ -14,7 +14,7 @@
 // Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { FormModel, FormNode } from '../../lib/form-model/model.ts';
-import { repeatCountsOf } from '../../exports/layout/repeat-counts.ts';
+import { repeatCountsOf } from '../../lib/writers/layout/repeat-counts.ts';
 import { ownValue } from '../../platform/lookup.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
@@ -48,7 +48,7 @@ export interface InstanceMeta {
   duration: number | '';
   /** Encrypted submission: root `encrypted="yes"` or an encryptedXmlFile/base64EncryptedKey element. */
   encrypted: boolean;
-  /** Items of each repeat, as stored beside the record (src/exports/layout/repeat-counts.ts). */
+  /** Items of each repeat, as stored beside the record (src/lib/writers/layout/repeat-counts.ts). */
   repeatCounts: string;
 }
 

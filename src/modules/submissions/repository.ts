@@ -72,7 +72,7 @@ export interface NewInstance {
   date_created: Date;
   total_media: number;
   has_geopoint: boolean;
-  /** JSON object text (src/exports/layout/repeat-counts.ts). */
+  /** JSON object text (src/lib/writers/layout/repeat-counts.ts). */
   repeat_counts: string;
 }
 
@@ -511,7 +511,7 @@ export async function countUncountedRecords(db: DbOrTx): Promise<number> {
 
 /**
  * Stores the repeat counts of up to `limit` such records, counted from their record by the SQL
- * twin of src/exports/layout/repeat-counts.ts; rows another worker holds are skipped. Returns how many were stored.
+ * twin of src/lib/writers/layout/repeat-counts.ts; rows another worker holds are skipped. Returns how many were stored.
  */
 export async function storeRepeatCountsOfOldRecords(db: DbOrTx, limit: number): Promise<number> {
   const result = await sql`UPDATE instances SET repeat_counts = gather_repeat_counts(json)

@@ -15,7 +15,7 @@ import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget } from './receive.ts';
 import { bodyLeftUnread, refuseBeforeBody, withSubmissionUpload } from './upload.ts';
-import { sendSuffixedExport } from '../exports/routes.ts';
+import { sendSuffixedExport } from '../exports/download-routes.ts';
 
 function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
