@@ -147,6 +147,29 @@ describe('OpenAPI', () => {
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /swagger/i);
   });
+
+  test('the OpenAPI document describes what forms, data, submissions and exports answer', async () => {
+    const res = await server.app.inject({ method: 'GET', url: '/api/docs/json' });
+    assert.equal(res.statusCode, 200);
+    type Schema = { type?: string; properties?: Record<string, unknown>; items?: Schema };
+    type Operation = { responses: Record<string, { content?: Record<string, { schema: Schema }> }> };
+    const paths = (res.json() as { paths: Record<string, Record<string, Operation>> }).paths;
+    const answered = (path: string, method: string, status: string, type = 'application/json'): Schema => {
+      const schema = paths[path]?.[method]?.responses[status]?.content?.[type]?.schema;
+      assert.ok(schema, `${method} ${path} ${status} ${type}`);
+      return schema;
+    };
+    const fields = (schema: Schema): string[] => Object.keys((schema.type === 'array' ? schema.items : schema)?.properties ?? {});
+    assert.ok(fields(answered('/api/v1/forms/{pk}', 'get', '200')).includes('id_string'));
+    assert.ok(fields(answered('/api/v1/forms', 'get', '200')).includes('formid'));
+    assert.ok(fields(answered('/api/v1/forms', 'post', '201')).includes('has_id_string_changed'));
+    assert.ok(fields(answered('/api/v1/data/{pk}', 'get', '200')).includes('_submission_time'));
+    assert.ok(fields(answered('/api/v1/data/{pk}/{dataid}', 'get', '200')).includes('_attachments'));
+    assert.ok(fields(answered('/api/v1/submissions', 'post', '201')).includes('instanceID'));
+    assert.equal(answered('/api/v1/submissions', 'post', '201', 'text/xml').type, 'string');
+    assert.ok(fields(answered('/api/v1/export', 'get', '200')).includes('export_url'));
+    assert.ok(fields(answered('/api/v1/forms/{pk}/export_async', 'get', '202')).includes('job_uuid'));
+  });
 });
 
 describe('input the database refuses', () => {

@@ -6,6 +6,8 @@ import { exportStatus, startExport, type Query } from './jobs.ts';
 import { deleteExport, downloadExport, listExports } from './stored-exports.ts';
 import { completeGoogleAuthorization } from './gsheets.ts';
 import { attachmentDisposition } from '../../http/conventions.ts';
+import { replyAsWritten } from '../../http/documented-reply.ts';
+import { ExportJob, ExportRecord } from './schemas.ts';
 
 const ExportAsyncQuery = Type.Object(
   {
@@ -26,11 +28,13 @@ const TempTokenParameter = Type.String({ description: 'a temporary token (from /
 export function registerExportJobRoutes(app: FastifyInstance): void {
   app.get<{ Params: { pk: string }; Querystring: Query }>('/api/v1/forms/:pk/export_async', {
     config: { access: 'authenticated' },
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['exports'],
       summary: 'Start an export job (202 {job_uuid}), reuse an up-to-date export (202 {job_status, export_url}), or poll with job_uuid',
       params: Type.Object({ pk: Type.String() }),
       querystring: ExportAsyncQuery,
+      response: { 202: ExportJob },
     },
     handler: async (request, reply) => {
       const jobUuid = request.query['job_uuid'];
@@ -44,10 +48,12 @@ export function registerExportJobRoutes(app: FastifyInstance): void {
 
   app.get<{ Querystring: { xform?: string } }>('/api/v1/export', {
     config: { access: 'anyone', urlTempToken: true },
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['exports'],
       summary: 'Export records: with ?xform those of one form, else the exports the caller asked for',
       querystring: Type.Object({ xform: Type.Optional(Type.String()), temp_token: Type.Optional(TempTokenParameter) }),
+      response: { 200: Type.Array(ExportRecord) },
     },
     handler: (request) => listExports(request.ctx, request.query.xform),
   });

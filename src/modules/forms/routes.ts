@@ -10,6 +10,8 @@ import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
 import { sendSuffixedExport } from '../exports/download-routes.ts';
 import { attachmentDisposition } from '../../http/conventions.ts';
+import { replyAsWritten } from '../../http/documented-reply.ts';
+import { AsyncJob, CreatedForm, Form, FormListItem, FormVersion, Labels } from './schemas.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'form id' }) });
 const PageQuery = {
@@ -22,8 +24,10 @@ export function registerFormRoutes(app: FastifyInstance): void {
   registerAsyncFormRoutes(app);
   app.post('/api/v1/forms', {
     config: { access: 'authenticated', upload: true },
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['forms'],
+      response: { 201: CreatedForm },
       summary:
         'Publish an XLSForm: multipart xls_file, or xls_url / dropbox_xls_url; optional owner (username) and project (id). ' +
         'A form the converter refuses: 400 {type: "alert-error", text, errors: [{message, sheet?, row?, column?}]}',
@@ -34,9 +38,11 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get<{ Querystring: { owner?: string; tags?: string; tag?: string; instances_with_osm?: string; page?: string; page_size?: string } }>('/api/v1/forms', {
     config: { access: 'anyone', cache: 'public' },
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['forms'],
       summary: 'Forms the caller holds a role on (anonymous: public forms)',
+      response: { 200: Type.Array(FormListItem) },
       querystring: Type.Object({
         owner: Type.Optional(Type.String()),
         tags: Type.Optional(Type.String()),
@@ -56,7 +62,8 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get('/api/v1/forms/public', {
     config: { access: 'anyone', cache: 'public' },
-    schema: { tags: ['forms'], summary: 'Every public form', querystring: Type.Object(PageQuery) },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['forms'], summary: 'Every public form', querystring: Type.Object(PageQuery), response: { 200: Type.Array(FormListItem) } },
     handler: async (request, reply) => sendPage(request, reply, await forms.listPublicForms(request.ctx)),
   });
 
@@ -80,7 +87,13 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get<Pk>('/api/v1/forms/:pk', {
     config: { access: 'anyone', cache: 'public' },
-    schema: { tags: ['forms'], summary: 'One form; `{pk}.csv|xls|xlsx|csvzip|savzip|kml|osm|zip` downloads its data export (zip: the attached files)', params: IdParams },
+    serializerCompiler: replyAsWritten,
+    schema: {
+      tags: ['forms'],
+      summary: 'One form; `{pk}.csv|xls|xlsx|csvzip|savzip|kml|osm|zip` downloads its data export (zip: the attached files)',
+      params: IdParams,
+      response: { 200: Form },
+    },
     handler: async (request, reply) => {
       const download = sendSuffixedExport(request, reply);
       if (download) return download;
@@ -93,8 +106,10 @@ export function registerFormRoutes(app: FastifyInstance): void {
       method,
       url: '/api/v1/forms/:pk',
       config: { access: 'authenticated', upload: true },
+      serializerCompiler: replyAsWritten,
       schema: {
         tags: ['forms'],
+        response: { 200: Form },
         summary:
           method === 'PUT'
             ? 'Update a form (uuid, description, downloadable, owner, public, public_data, title required)'
@@ -135,7 +150,8 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get<Pk>('/api/v1/forms/:pk/versions', {
     config: { access: 'anyone', cache: 'public' },
-    schema: { tags: ['forms'], summary: 'The form’s published versions', params: IdParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['forms'], summary: 'The form’s published versions', params: IdParams, response: { 200: Type.Array(FormVersion) } },
     handler: (request) => forms.formVersions(request.ctx, request.params.pk),
   });
   // `/versions/{v}.json` arrives with its suffix stripped; `.xml`, `.xls` and `.xlsx` are read here.
@@ -156,12 +172,14 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.get<Pk>('/api/v1/forms/:pk/labels', {
     config: { access: 'anyone' },
-    schema: { tags: ['forms'], summary: 'The form’s tags', params: IdParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['forms'], summary: 'The form’s tags', params: IdParams, response: { 200: Labels } },
     handler: (request) => forms.formLabels(request.ctx, request.params.pk),
   });
   app.post<Pk>('/api/v1/forms/:pk/labels', {
     config: { access: 'authenticated' },
-    schema: { tags: ['forms'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['forms'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams, response: { 200: Labels, 201: Labels } },
     handler: async (request, reply) => {
       const result = await forms.addFormLabels(request.ctx, request.params.pk, asPayload(request.body));
       return reply.code(result.status).send(result.tags);
@@ -169,7 +187,13 @@ export function registerFormRoutes(app: FastifyInstance): void {
   });
   app.delete<{ Params: { pk: string; tag: string } }>('/api/v1/forms/:pk/labels/:tag', {
     config: { access: 'authenticated' },
-    schema: { tags: ['forms'], summary: 'Remove a tag: 200 with the rest, 202 if it was not there', params: Type.Object({ pk: Type.String(), tag: Type.String() }) },
+    serializerCompiler: replyAsWritten,
+    schema: {
+      tags: ['forms'],
+      summary: 'Remove a tag: 200 with the rest, 202 if it was not there',
+      params: Type.Object({ pk: Type.String(), tag: Type.String() }),
+      response: { 200: Labels, 202: Labels },
+    },
     handler: async (request, reply) => {
       const result = await forms.removeFormLabel(request.ctx, request.params.pk, request.params.tag);
       return reply.code(result.status).send(result.tags);
@@ -187,7 +211,8 @@ export function registerFormRoutes(app: FastifyInstance): void {
 
   app.post<Pk>('/api/v1/forms/:pk/clone', {
     config: { access: 'authenticated' },
-    schema: { tags: ['forms'], summary: 'Copy the form into `username`’s account (optionally into project_id)', params: IdParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['forms'], summary: 'Copy the form into `username`’s account (optionally into project_id)', params: IdParams, response: { 201: Form } },
     handler: async (request, reply) => reply.code(201).send(await forms.cloneForm(request.ctx, request.params.pk, asPayload(request.body))),
   });
 }
@@ -195,7 +220,8 @@ export function registerFormRoutes(app: FastifyInstance): void {
 export function registerAsyncFormRoutes(app: FastifyInstance): void {
   app.post('/api/v1/forms/create_async', {
     config: { access: 'authenticated', upload: true },
-    schema: { tags: ['forms'], summary: 'Publish an XLSForm (multipart xls_file) in the background; answers 202 {job_uuid}' },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['forms'], summary: 'Publish an XLSForm (multipart xls_file) in the background; answers 202 {job_uuid}', response: { 202: AsyncJob } },
     handler: async (request, reply) =>
       reply.code(202).send(await startAsyncPublish(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
   });
@@ -203,9 +229,11 @@ export function registerAsyncFormRoutes(app: FastifyInstance): void {
   for (const url of ['/api/v1/forms/create_async', '/api/v1/forms/create_async/']) {
     app.get<{ Querystring: { job_uuid?: string } }>(url, {
       config: { access: 'authenticated' },
+      serializerCompiler: replyAsWritten,
       schema: {
         tags: ['forms'],
         summary: 'Poll a create_async job: 202 {job_status} while it runs, 201 with the form when done',
+        response: { 201: CreatedForm, 202: AsyncJob },
         querystring: Type.Object({ job_uuid: Type.Optional(Type.String()) }),
         ...(url.endsWith('/') ? { hide: true } : {}),
       },
@@ -220,15 +248,18 @@ export function registerAsyncFormRoutes(app: FastifyInstance): void {
       method,
       url: '/api/v1/forms/:pk/delete_async',
       config: { access: 'authenticated' },
-      schema: { tags: ['forms'], summary: 'Delete the form in the background; answers 202 {job_uuid}', params: IdParams },
+      serializerCompiler: replyAsWritten,
+      schema: { tags: ['forms'], summary: 'Delete the form in the background; answers 202 {job_uuid}', params: IdParams, response: { 202: AsyncJob } },
       handler: async (request, reply) => reply.code(202).send(await startAsyncDelete(request.ctx, request.params.pk)),
     });
   }
   app.get<{ Params: { pk: string }; Querystring: { job_uuid?: string } }>('/api/v1/forms/:pk/delete_async', {
     config: { access: 'authenticated' },
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['forms'],
       summary: 'Poll a delete_async job',
+      response: { 202: AsyncJob },
       params: IdParams,
       querystring: Type.Object({ job_uuid: Type.Optional(Type.String()) }),
     },

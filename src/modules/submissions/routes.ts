@@ -16,6 +16,8 @@ import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget } from './receive.ts';
 import { bodyLeftUnread, refuseBeforeBody, withSubmissionUpload } from './upload.ts';
 import { sendSuffixedExport } from '../exports/download-routes.ts';
+import { replyAsWritten } from '../../http/documented-reply.ts';
+import { DataFormEntry, DataRecord, DeletedRecords, Labels, SubmissionAnswer } from './schemas.ts';
 
 function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
@@ -83,7 +85,12 @@ export function registerSubmissionRoutes(app: FastifyInstance): void {
       method: ['POST', 'HEAD'],
       url,
       config,
-      schema: { tags: ['submissions'], summary: 'Receive an OpenRosa submission (multipart xml_submission_file plus media); credentials required' },
+      serializerCompiler: replyAsWritten,
+      schema: {
+        tags: ['submissions'],
+        summary: 'Receive an OpenRosa submission (multipart xml_submission_file plus media), or a JSON one ({id, submission}); credentials required',
+        response: { 201: SubmissionAnswer },
+      },
       handler: (request, reply) => answer(request, reply, { ownerless: true }),
     });
   }
@@ -91,10 +98,12 @@ export function registerSubmissionRoutes(app: FastifyInstance): void {
     method: ['POST', 'HEAD'],
     url: '/:username/submission',
     config,
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['submissions'],
       summary: 'Receive an OpenRosa submission for a form of this account (anonymous unless the account requires auth)',
       params: Type.Object({ username: Type.String() }),
+      response: { 201: SubmissionAnswer },
     },
     handler: (request, reply) => answer(request, reply, { ownerless: false, username: request.params.username }),
   });
@@ -104,10 +113,12 @@ export function registerSubmissionRoutes(app: FastifyInstance): void {
     method: ['POST', 'HEAD'],
     url: '/forms/:pk/submission',
     config,
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['submissions'],
       summary: 'Receive an OpenRosa submission for this form (anonymous unless its account requires auth)',
       params: Type.Object({ pk: Type.String() }),
+      response: { 201: SubmissionAnswer },
     },
     handler: async (request, reply) => {
       const owner = await ownerOfFormId(request.ctx, request.params.pk);
@@ -121,16 +132,19 @@ export function registerDataRoutes(app: FastifyInstance): void {
   const RecordParams = Type.Object({ pk: Type.String(), dataid: Type.String() });
   app.get('/api/v1/data', {
     config: { access: 'anyone' },
-    schema: { tags: ['data'], summary: 'Forms whose data the caller may read' },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['data'], summary: 'Forms whose data the caller may read', response: { 200: Type.Array(DataFormEntry) } },
     handler: (request) => data.formsWithData(request.ctx),
   });
   app.get('/api/v1/data/public', {
     config: { access: 'anyone' },
-    schema: { tags: ['data'], summary: 'Forms whose data is public (public_data), for anyone' },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['data'], summary: 'Forms whose data is public (public_data), for anyone', response: { 200: Type.Array(DataFormEntry) } },
     handler: (request) => data.formsWithPublicData(request.ctx),
   });
   app.get<{ Params: { pk: string }; Querystring: data.DataQuery & { geo_field?: string; title?: string } }>('/api/v1/data/:pk', {
     config: { access: 'anyone' },
+    serializerCompiler: replyAsWritten,
     schema: {
       tags: ['data'],
       summary: 'A form’s records: query (JSON), fields, sort, start/limit, page/page_size',
@@ -147,6 +161,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
         title: Type.Optional(Type.String({ description: '.geojson: the field shown as the feature title' })),
         simple_style: Type.Optional(Type.String({ description: '.geojson: `true` makes a single point a Point rather than a GeometryCollection' })),
       }),
+      response: { 200: Type.Array(DataRecord) },
     },
     handler: async (request, reply) => {
       // `/api/v1/data/{pk}.geojson` arrives here with the suffix in the id.
@@ -165,12 +180,14 @@ export function registerDataRoutes(app: FastifyInstance): void {
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/labels', {
     config: { access: 'anyone' },
-    schema: { tags: ['data'], summary: 'A record’s tags', params: RecordParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['data'], summary: 'A record’s tags', params: RecordParams, response: { 200: Labels } },
     handler: (request) => data.recordLabels(request.ctx, request.params.pk, request.params.dataid),
   });
   app.post<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/labels', {
     config: { access: 'authenticated' },
-    schema: { tags: ['data'], summary: 'Tag a record (comma- or space-separated `tags`; editors)', params: RecordParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['data'], summary: 'Tag a record (comma- or space-separated `tags`; editors)', params: RecordParams, response: { 200: Labels, 201: Labels } },
     handler: async (request, reply) => {
       const result = await data.addRecordLabels(request.ctx, request.params.pk, request.params.dataid, asPayload(request.body));
       return reply.code(result.status).send(result.tags);
@@ -178,7 +195,13 @@ export function registerDataRoutes(app: FastifyInstance): void {
   });
   app.delete<{ Params: { pk: string; dataid: string; tag: string } }>('/api/v1/data/:pk/:dataid/labels/:tag', {
     config: { access: 'authenticated' },
-    schema: { tags: ['data'], summary: 'Remove a record’s tag: 200 with the rest, 202 if it was not there', params: Type.Object({ pk: Type.String(), dataid: Type.String(), tag: Type.String() }) },
+    serializerCompiler: replyAsWritten,
+    schema: {
+      tags: ['data'],
+      summary: 'Remove a record’s tag: 200 with the rest, 202 if it was not there',
+      params: Type.Object({ pk: Type.String(), dataid: Type.String(), tag: Type.String() }),
+      response: { 200: Labels, 202: Labels },
+    },
     handler: async (request, reply) => {
       const result = await data.removeRecordLabel(request.ctx, request.params.pk, request.params.dataid, request.params.tag);
       return reply.code(result.status).send(result.tags);
@@ -186,12 +209,19 @@ export function registerDataRoutes(app: FastifyInstance): void {
   });
   app.delete<{ Params: { pk: string } }>('/api/v1/data/:pk', {
     config: { access: 'authenticated' },
-    schema: { tags: ['data'], summary: 'Delete records: instance_ids=1,2,3 or delete_all=True (those who may delete records)', params: DataParams },
+    serializerCompiler: replyAsWritten,
+    schema: {
+      tags: ['data'],
+      summary: 'Delete records: instance_ids=1,2,3 or delete_all=True (those who may delete records)',
+      params: DataParams,
+      response: { 200: DeletedRecords },
+    },
     handler: (request) => data.deleteRecords(request.ctx, request.params.pk, { ...((request.query ?? {}) as Record<string, unknown>), ...asPayload(request.body) }),
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
     config: { access: 'anyone' },
-    schema: { tags: ['data'], summary: 'One record', params: RecordParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['data'], summary: 'One record (`.xml`: as submitted)', params: RecordParams, response: { 200: DataRecord } },
     handler: async (request, reply) => {
       // `/api/v1/data/{pk}/{dataid}.xml` arrives with the suffix in the record id.
       const xml = /^(\d+)\.xml$/.exec(request.params.dataid);
@@ -201,7 +231,8 @@ export function registerDataRoutes(app: FastifyInstance): void {
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid/history', {
     config: { access: 'anyone' },
-    schema: { tags: ['data'], summary: 'A record’s earlier versions (edits archive them), oldest first', params: RecordParams },
+    serializerCompiler: replyAsWritten,
+    schema: { tags: ['data'], summary: 'A record’s earlier versions (edits archive them), oldest first', params: RecordParams, response: { 200: Type.Array(DataRecord) } },
     handler: (request) => data.recordHistory(request.ctx, request.params.pk, request.params.dataid),
   });
   app.delete<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
