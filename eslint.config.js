@@ -3,6 +3,15 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import pluginVue from 'eslint-plugin-vue';
 import tseslint from 'typescript-eslint';
 
+const CATALOGUE_ONLY = {
+  selector: "NewExpression[callee.name='AppError']",
+  message: 'Refusals are entries of the error catalogue (src/errors.ts, src/errors/<area>.ts): add or use a named entry.',
+};
+const CATALOGUE_SHAPES = {
+  group: ['**/errors/shapes.ts', '**/errors/app-error.ts'],
+  message: 'Body shapes are private to the error catalogue: import errors from src/errors.ts and throw a named entry.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'tmp/**', 'web/dist/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
@@ -135,6 +144,7 @@ export default tseslint.config(
             ],
             message: 'Ask src/access/load.ts (requireForm, requireProject, formStanding): the grant it returns answers allows(), reads(), changes().',
           },
+          CATALOGUE_SHAPES,
         ],
       }],
       'no-restricted-syntax': ['error',
@@ -146,8 +156,23 @@ export default tseslint.config(
           selector: 'CallExpression[callee.name=/^(form|project)Roles?Of(User)?$/], CallExpression[callee.property.name=/^(form|project)Roles?Of(User)?$/]',
           message: "The caller's role is looked up in src/access only: use requireForm / requireProject (src/access/load.ts).",
         },
+        CATALOGUE_ONLY,
       ],
     },
+  },
+  // Point 3 of issue #23: the error catalogue (src/errors.ts, src/errors/) is the list of
+  // everything the API can refuse. Only it makes an AppError or picks a body shape; the rest
+  // throws its named entries. (src/access is outside the block above, so it gets the rules here.)
+  {
+    files: ['src/access/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [CATALOGUE_SHAPES] }],
+      'no-restricted-syntax': ['error', CATALOGUE_ONLY],
+    },
+  },
+  {
+    files: ['src/errors.ts', 'src/errors/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
   {
     rules: {

@@ -31,16 +31,13 @@ export interface Authenticator {
 /** DRF's checks on `<Keyword> <key>` headers, shared by Token and TempToken. */
 function singleKey(credentials: string, challenge: string): string {
   const parts = credentials.trim().split(/\s+/).filter(Boolean);
-  if (parts.length === 0) throw errors.authenticationFailed('Invalid token header. No credentials provided.', challenge);
+  if (parts.length === 0) throw errors.tokenHeaderEmpty(challenge);
   if (parts.length > 1) {
-    throw errors.authenticationFailed('Invalid token header. Token string should not contain spaces.', challenge);
+    throw errors.tokenHeaderHasSpaces(challenge);
   }
   const key = parts[0] ?? '';
   if (!/^[\x20-\x7e]+$/.test(key)) {
-    throw errors.authenticationFailed(
-      'Invalid token header. Token string should not contain invalid characters.',
-      challenge,
-    );
+    throw errors.tokenHeaderHasInvalidCharacters(challenge);
   }
   return key;
 }
@@ -103,10 +100,7 @@ export const bearerAuthenticator: Authenticator = {
     const key = singleKey(attempt.credentials, challenge);
     const result = await checkBearerToken(deps, key);
     if (result.ok) return { kind: 'user', user: result.user, scheme: 'bearer' };
-    throw errors.authenticationFailed(
-      result.reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid or expired access token.',
-      challenge,
-    );
+    throw errors.accessTokenRefused(result.reason === 'inactive', challenge);
   },
 };
 
@@ -117,17 +111,17 @@ export const basicAuthenticator: Authenticator = {
     const challenge = this.challenge();
     const encoded = attempt.credentials.trim();
     if (!encoded || /\s/.test(encoded)) {
-      throw errors.authenticationFailed('Invalid basic header. No credentials provided.', challenge);
+      throw errors.basicHeaderEmpty(challenge);
     }
     const decoded = Buffer.from(encoded, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) {
-      throw errors.authenticationFailed('Invalid basic header. Credentials not correctly base64 encoded.', challenge);
+      throw errors.basicHeaderNotBase64(challenge);
     }
     const result = await checkPassword(deps, decoded.slice(0, colon), decoded.slice(colon + 1), attempt.ip);
     if (result.ok) return { kind: 'user', user: result.user, scheme: 'basic' };
     if (result.reason === 'locked') throw errors.throttled(result.retryAfterSeconds);
-    throw errors.authenticationFailed('Invalid username/password.', challenge);
+    throw errors.wrongPassword(challenge);
   },
 };
 
@@ -162,10 +156,7 @@ export function digestAuthenticator(deps: AppDeps): Authenticator {
         case 'protocol':
           throw errors.authenticationFailed(result.detail, challenge());
         case 'invalid':
-          throw errors.authenticationFailed(
-            `Invalid username/password. For security reasons, after ${result.remaining} more failed login attempts you'll have to wait ${lockoutMinutes} minutes before trying again.`,
-            challenge(),
-          );
+          throw errors.wrongPasswordWithAttemptsLeft(result.remaining, lockoutMinutes, challenge());
       }
     },
   };

@@ -94,31 +94,31 @@ const MULTIPART_PROBLEM = /^(Multipart: Boundary not found|Unexpected end of (fo
 export function toAppError(error: unknown, request: FastifyRequest): AppError {
   if (isAppError(error)) return error;
   const fastifyError = error as FastifyError;
-  if (fastifyError.validation) return errors.validation(validationToFieldErrors(fastifyError));
+  if (fastifyError.validation) return errors.invalidFields(validationToFieldErrors(fastifyError));
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType(String(request.headers['content-type'] ?? '').split(';')[0] ?? '');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return errors.parseError(`JSON parse error - ${fastifyError.message}`);
+      return errors.jsonParseError(fastifyError.message);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
     case 'FST_FILES_LIMIT':
     case 'FST_PARTS_LIMIT':
-      return new AppError(413, { detail: 'Request body is too large.' });
+      return errors.bodyTooLarge();
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return errors.badRequest('Request body size did not match Content-Length.');
+      return errors.contentLengthMismatch();
   }
   // busboy's complaints about a broken multipart body (a client that dropped off mid-upload, or no
   // boundary) are plain Errors: the request was bad, not the server.
-  if (error instanceof Error && MULTIPART_PROBLEM.test(error.message)) return errors.parseError(`Multipart form parse error - ${error.message}`);
+  if (error instanceof Error && MULTIPART_PROBLEM.test(error.message)) return errors.multipartParseError(error.message);
   const dbProblem = databaseInputProblem(error);
-  if (dbProblem) return errors.badRequest(dbProblem);
-  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return errors.parseError(`JSON parse error - ${error.message}`);
+  if (dbProblem) return errors.unusableValue(dbProblem);
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return errors.jsonParseError(error.message);
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError(fastifyError.statusCode, { detail: fastifyError.message });
+    return errors.requestRefused(fastifyError.statusCode, fastifyError.message);
   }
-  return new AppError(500, { detail: 'A server error occurred.' });
+  return errors.serverError();
 }
 
 /** A non-empty `temp_token` query parameter (the first, when repeated). */

@@ -33,7 +33,7 @@ export async function readBody(request: FastifyRequest, maxFileBytes: number): P
   for await (const part of request.parts({ limits: { fileSize: maxFileBytes, files: 10, fields: 100 } })) {
     if (part.type === 'file') {
       const bytes = await readFilePart(part.file, maxFileBytes - buffered);
-      if (!bytes) throw buffered > 0 ? errors.payloadTooLarge(maxFileBytes) : errors.fileTooLarge(part.filename, maxFileBytes);
+      if (!bytes) throw buffered > 0 ? errors.bodyLargerThan(maxFileBytes) : errors.fileTooLarge(part.filename, maxFileBytes);
       buffered += bytes.byteLength;
       files.set(part.fieldname, { fieldName: part.fieldname, fileName: part.filename, contentType: part.mimetype, bytes });
     } else {

@@ -22,7 +22,7 @@ export function pageWindow(query: PageRequest): PageWindow {
   if (query.page === undefined || query.page === '') return { page: 1, size };
   if (query.page === 'last') return { page: 'last', size };
   const page = Number(query.page);
-  if (!Number.isInteger(page) || page < 1) throw errors.notFound('Invalid page.');
+  if (!Number.isInteger(page) || page < 1) throw errors.invalidPage();
   return { page, size };
 }
 
@@ -30,7 +30,7 @@ export function pageWindow(query: PageRequest): PageWindow {
 export function resolvePage(window: PageWindow, total: number): { page: number; last: number } {
   const last = Math.max(1, Math.ceil(total / window.size));
   const page = window.page === 'last' ? last : window.page;
-  if (page > last) throw errors.notFound('Invalid page.');
+  if (page > last) throw errors.invalidPage();
   return { page, last };
 }
 

@@ -58,18 +58,18 @@ export function checkCsrf(attempt: SessionAttempt): void {
   if (SAFE_METHODS.has(attempt.method.toUpperCase())) return;
   const origin = single(attempt.headers['origin']);
   if (origin !== undefined && !sameOrigin(origin, attempt)) {
-    throw errors.csrfFailed(`Origin checking failed - ${origin} does not match any trusted origins.`);
+    throw errors.csrfOriginRejected(origin);
   }
   // Browsers that send no Origin still say where a request came from.
   const site = single(attempt.headers['sec-fetch-site']);
   if (origin === undefined && site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw errors.csrfFailed('the request came from another site.');
+    throw errors.csrfCrossSite();
   }
   const cookie = browserCookies(single(attempt.headers['cookie'])).csrf;
-  if (!cookie) throw errors.csrfFailed('CSRF cookie not set.');
+  if (!cookie) throw errors.csrfCookieMissing();
   const token = single(attempt.headers['x-csrftoken']);
-  if (!token) throw errors.csrfFailed('CSRF token missing.');
-  if (!constantTimeEqual(cookie, token)) throw errors.csrfFailed('CSRF token incorrect.');
+  if (!token) throw errors.csrfTokenMissing();
+  if (!constantTimeEqual(cookie, token)) throw errors.csrfTokenIncorrect();
 }
 
 /**

@@ -1,7 +1,7 @@
 // create_async and delete_async: the same publish and delete, run by a background job that the
 // client polls with its job_uuid.
 import type { RequestContext } from '../../context.ts';
-import { AppError, errors, isAppError } from '../../errors.ts';
+import { errors, isAppError } from '../../errors.ts';
 import { anonymous, requireUser } from '../../access/index.ts';
 import { requireForm } from '../../access/load.ts';
 import type { ParsedBody } from '../../http/multipart.ts';
@@ -58,7 +58,7 @@ export async function startAsyncDelete(ctx: RequestContext, rawId: string): Prom
 /** The caller's own job of this type, or a 400: unknown ids and other people's jobs look the same. */
 async function callersJob(ctx: RequestContext, jobUuid: string | undefined, type: string): Promise<JobRow> {
   const actor = requireUser(ctx.actor);
-  if (!jobUuid) throw new AppError(202, { error: 'Empty job uuid' });
+  if (!jobUuid) throw errors.jobUuidMissing();
   const job = await findJobByUuid(ctx.db, jobUuid);
   if (!job || job.type !== type || job.created_by !== actor.id) throw errors.badRequest(`Unknown job_uuid "${jobUuid}".`);
   return job;

@@ -3,7 +3,7 @@
 import type { AppDeps, RequestContext } from '../../context.ts';
 import { deleteExportsOfForms, lockFormExports } from '../exports/stored-exports-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
-import { AppError, errors, type FieldErrors } from '../../errors.ts';
+import { errors, type FieldErrors } from '../../errors.ts';
 import {
   canAddToAccount,
   isAuthenticated,
@@ -268,7 +268,7 @@ export async function formRepresentation(ctx: RequestContext, rawId: string, for
     case 'xlsx':
       return xlsFormFile(ctx, form.id_string, form.xls_blob, form.xls_filename, format);
     default:
-      throw new AppError(400, { detail: `Unsupported format "${format}": use json, xml, xls or xlsx.` });
+      throw errors.formFormatUnsupported(format);
   }
 }
 
@@ -352,7 +352,7 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
   requireUser(ctx.actor);
   const { form, role: ownRole } = await requireForm(ctx, rawId, 'add_xform');
   const raw = typeof payload['usernames'] === 'string' && payload['usernames'] ? payload['usernames'] : payload['username'];
-  if (typeof raw !== 'string' || !raw.trim()) throw new AppError(400, { username: ['This field is required.'] });
+  if (typeof raw !== 'string' || !raw.trim()) throw errors.shareUsernameMissing();
   const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
   const users = await listUsersByUsernames(ctx.db, names);
   const roleValue = payload['role'];
@@ -364,7 +364,7 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
     else if (typeof roleValue !== 'string' || !isRole(roleValue)) entry['role'] = [`Unknown role '${String(roleValue)}'.`];
     return entry;
   });
-  if (perName.some((e) => Object.keys(e).length)) throw new AppError(400, perName);
+  if (perName.some((e) => Object.keys(e).length)) throw errors.shareRefused(perName);
   const role = roleValue as Role;
   const targets = users.filter((u) => names.includes(u.username));
   // onadata lets a form's manager grant owner or demote the owning account, which then cannot

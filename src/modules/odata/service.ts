@@ -4,7 +4,7 @@
 // order, the next chunk read while the last one is written.
 import { sql, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../../context.ts';
-import { AppError, isAppError } from '../../errors.ts';
+import { errors, isAppError } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { requireForm } from '../../access/load.ts';
@@ -25,23 +25,15 @@ const CHUNK = 1000;
 /** The first chunk is smaller, so that writing starts sooner and the next read overlaps it. */
 const FIRST_CHUNK = 250;
 
-/** An OData error body (`{"error": {"code", "message"}}`), with the status and headers of the error it stands for. */
-export function odataError(status: number, message: string, headers: Readonly<Record<string, string>> = {}): AppError {
-  return new AppError(status, { error: { code: String(status), message } }, headers);
-}
-
 /** Any error of a feed request as an OData error body; an anonymous caller refused is asked for credentials. */
 export function asODataError(ctx: RequestContext, error: unknown): unknown {
-  if (error instanceof OptionError || error instanceof FilterError) return odataError(400, error.message);
-  if (error instanceof ResourceNotFound) return odataError(404, error.message);
+  if (error instanceof OptionError || error instanceof FilterError) return errors.odataQueryInvalid(error.message);
+  if (error instanceof ResourceNotFound) return errors.odataResourceUnknown(error.message);
   if (!isAppError(error)) return error;
   if (!isAuthenticated(ctx.actor) && (error.status === 403 || error.status === 404 || error.status === 401)) {
-    // Excel and Power BI ask for a password on a Basic challenge.
-    return odataError(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Basic realm="Gather", charset="UTF-8"' });
+    return errors.odataNotAuthenticated();
   }
-  const body = error.body;
-  const message = !Array.isArray(body) && typeof body['detail'] === 'string' ? body['detail'] : error.message;
-  return odataError(error.status, message, error.headers);
+  return errors.odataRefusal(error);
 }
 
 interface Feedable {
@@ -183,7 +175,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
 
   const scope = scopeOf(entity, readsAnswers(options.filter, options.orderby));
   const recordId = resource.uuid === undefined ? undefined : await findRecordId(ctx.db, { formId: feed.formId, submittedBy: feed.submittedBy }, resource.uuid);
-  if (resource.uuid !== undefined && recordId === undefined) throw odataError(404, `No record uuid:${resource.uuid} is readable here.`);
+  if (resource.uuid !== undefined && recordId === undefined) throw errors.odataRecordNotReadable(resource.uuid);
   const restriction = resourceConditions(scope, resource, recordId);
   const where = sql`${options.filter ? filterCondition(scope, options.filter, ctx.clock.now()) : sql`TRUE`} AND ${restriction.record} AND ${restriction.rows}`;
   const terms = orderTerms(scope, options.orderby);
@@ -229,7 +221,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
 
   if (resource.single) {
     const [row] = await read(undefined, 1, 0);
-    if (!row) throw odataError(404, `No entity ${path} is readable here.`);
+    if (!row) throw errors.odataEntityNotReadable(path);
     return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},${row.text().slice(1)}`] };
   }
 

@@ -115,7 +115,7 @@ export async function createReviews(ctx: RequestContext, body: unknown): Promise
   }
   const problems = read.map((r) => r.problems);
   if (problems.some((p) => Object.keys(p).length > 0)) {
-    throw bulk ? errors.listValidation(problems) : errors.validation(problems[0] ?? {});
+    throw bulk ? errors.invalidItems(problems) : errors.validation(problems[0] ?? {});
   }
   if (![...targets.values()].every((t) => standingOn(ctx, t).reviews)) throw errors.permissionDenied();
 

@@ -1,6 +1,6 @@
 // The data API: records of a form, one record, deletion, attachments, and the forms with data.
 import type { RequestContext } from '../../context.ts';
-import { AppError, errors } from '../../errors.ts';
+import { errors } from '../../errors.ts';
 import { ownValue } from '../../platform/lookup.ts';
 import { isAuthenticated, requireUser } from '../../access/index.ts';
 import { requireForm } from '../../access/load.ts';
@@ -270,7 +270,7 @@ export async function deleteRecords(ctx: RequestContext, rawId: string, payload:
   const actor = requireUser(ctx.actor);
   const { form, submittedBy } = await requireForm(ctx, rawId, 'delete_submission', { denied: 'You do not have delete permissions.' });
   const truthy = (value: unknown): boolean => typeof value === 'boolean' ? value : typeof value === 'string' && value.toLowerCase() === 'true';
-  if (truthy(payload['permanent_delete'])) throw new AppError(400, { error: 'Permanent submission deletion is not enabled for this server.' });
+  if (truthy(payload['permanent_delete'])) throw errors.permanentDeleteDisabled();
   const all = truthy(payload['delete_all']);
   const rawIds = payload['instance_ids'];
   const listed = Array.isArray(rawIds) ? rawIds.map(String) : typeof rawIds === 'string' ? rawIds.split(',') : typeof rawIds === 'number' ? [String(rawIds)] : [];
@@ -310,6 +310,6 @@ export async function attachmentFile(ctx: RequestContext, rawId: string): Promis
   const { submittedBy } = await requireForm(ctx, String(attachment.form_id), 'view_xform_data');
   if (submittedBy !== undefined && attachment.submitted_by !== submittedBy) throw errors.notFound();
   const blob = await findBlob(ctx.db, attachment.blob);
-  if (!blob) throw new AppError(404, { detail: 'Not found.' });
+  if (!blob) throw errors.notFound();
   return { name: attachment.name, mimetype: attachment.mimetype, size: blob.size, content: readBlobChunks(ctx.db, blob) };
 }

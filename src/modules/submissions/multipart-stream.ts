@@ -17,7 +17,7 @@ const LF = 0x0a;
 const DASH = 0x2d;
 
 function malformed(): Error {
-  return errors.badRequest('The multipart body is malformed.');
+  return errors.multipartMalformed();
 }
 
 export class MultipartStream {

@@ -2,7 +2,7 @@
 // then store it once — a duplicate instanceID only adds missing media, a deprecatedID edits.
 import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
-import { AppError, errors, isAppError } from '../../errors.ts';
+import { errors, isAppError } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { callerFormRole, formStanding } from '../../access/load.ts';
 import type { Role } from '../../access/roles.ts';
@@ -170,7 +170,7 @@ async function decideAccess(ctx: RequestContext, target: SubmissionTarget, ident
   const form = await findTargetForm(ctx, identity, owner);
   if (target.formId !== undefined && form.id !== target.formId) throw errors.noMatch('XForm');
   const { ownerRequireAuth, role } = await checkMaySubmit(ctx, form, target, owner);
-  if (!form.downloadable) throw new AppError(405, { detail: 'Form is inactive' });
+  if (!form.downloadable) throw errors.formInactive();
   return {
     form,
     ownerLogin: target.username === undefined ? null : target.username.toLowerCase(),
@@ -329,7 +329,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       // unless this very edit was stored before and is being re-sent.
       const resent = (await repo.findInstanceByUuid(trx, form.id, uuid)) !== undefined || (await repo.uuidInHistory(trx, form.id, uuid));
       if (!resent && (await repo.uuidInHistory(trx, form.id, meta.deprecatedUuid))) {
-        throw new AppError(409, { detail: 'Submission has been modified since it was last fetched.' });
+        throw errors.submissionModified();
       }
     }
     if (edited && !edited.deleted_at) {

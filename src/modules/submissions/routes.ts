@@ -1,7 +1,7 @@
 // OpenRosa submission routes (ODK Collect, Enketo, Briefcase).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, errors } from '../../errors.ts';
+import { errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { attachmentDisposition, openRosaMessage } from '../../http/conventions.ts';
@@ -37,7 +37,7 @@ async function answerJson(request: FastifyRequest, reply: FastifyReply, target: 
   const ctx = request.ctx;
   if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
   const check = readJsonSubmission(request.body);
-  if (!check.ok) throw new AppError(400, check.body);
+  if (!check.ok) throw errors.jsonSubmissionInvalid(check.body);
   const account = target.username !== undefined ? await findActiveUserByUsername(ctx.db, target.username) : isAuthenticated(ctx.actor) ? ctx.actor.user : undefined;
   const form = account && check.idString ? await findLiveFormByIdString(ctx.db, account.id, check.idString) : undefined;
   if (!form) throw errors.noMatch('XForm');
@@ -45,7 +45,7 @@ async function answerJson(request: FastifyRequest, reply: FastifyReply, target: 
   const xml = jsonSubmissionToXml(check.submission, { rootName, idString: form.id_string, uuid: randomUUID() });
   const outcome = await receiveSubmission(ctx, target, { xml: Buffer.from(xml), media: [] });
   // onadata turns a duplicate JSON submission into a validation error.
-  if (outcome.kind === 'duplicate') throw new AppError(400, ['Duplicate submission']);
+  if (outcome.kind === 'duplicate') throw errors.duplicateSubmission();
   return reply.code(201).send({
     message: 'Successful submission.',
     formid: form.id_string,

@@ -129,11 +129,11 @@ function bodyChunks(request: FastifyRequest, limit: number): ChunkSource {
     try {
       next = await chunks.next();
     } catch {
-      throw errors.badRequest('The request body was cut short.');
+      throw errors.bodyCutShort();
     }
     if (next.done) return undefined;
     total += next.value.byteLength;
-    if (total > limit) throw errors.payloadTooLarge(limit);
+    if (total > limit) throw errors.bodyLargerThan(limit);
     return next.value;
   };
 }
@@ -151,14 +151,14 @@ async function wholeBody(request: FastifyRequest, length: number): Promise<Buffe
     chunks.push(bytes);
     size += bytes.byteLength;
   }
-  if (size !== length) throw errors.badRequest('Request body size did not match Content-Length.');
+  if (size !== length) throw errors.contentLengthMismatch();
   return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 /** A small multipart body (the usual submission: one XML file, perhaps a photo), split in memory. */
 async function readSmallUpload(request: FastifyRequest, boundary: string, length: number, maxFileBytes: number, maxInstanceBytes: number): Promise<SubmissionUpload> {
   const parts = splitMultipart(await wholeBody(request, length), boundary);
-  if (!parts) throw errors.badRequest('The multipart body is malformed.');
+  if (!parts) throw errors.multipartMalformed();
   const upload: SubmissionUpload = { xml: undefined, media: [] };
   let files = 0;
   let fields = 0;
@@ -293,9 +293,9 @@ export async function withSubmissionUpload<T>(ctx: RequestContext, request: Fast
   const limit = ctx.config.submissionLimitBytes;
   const declared = request.headers['content-length'];
   const length = declared === undefined ? undefined : Number(declared);
-  if (length !== undefined && length > limit) throw errors.payloadTooLarge(limit);
+  if (length !== undefined && length > limit) throw errors.bodyLargerThan(limit);
   const boundary = multipartBoundary(String(request.headers['content-type'] ?? ''));
-  if (!boundary) throw errors.parseError('Multipart form parse error - Multipart: Boundary not found');
+  if (!boundary) throw errors.multipartBoundaryMissing();
   if (length !== undefined && Number.isInteger(length) && length > 0 && length <= IN_MEMORY_BODY_BYTES) {
     return use(await readSmallUpload(request, boundary, length, ctx.config.uploadLimitBytes, ctx.config.instanceLimitBytes));
   }
