@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
+import { compileTests } from './compile-tests.mjs';
 
 const roots = ['test', 'src', 'packages'];
 const filter = process.argv.slice(2);
@@ -54,7 +55,8 @@ if (selected.length > 1 && process.env.TEST_TEMPLATE !== '0') {
   console.log(`run-tests: migrated template database built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-function dropTemplate() {
+function cleanUp() {
+  rmSync(compiledDir, { recursive: true, force: true });
   const name = template.GATHER_TEST_PG_TEMPLATE;
   if (name) spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'drop', name], { env, stdio: 'inherit' });
   if (templateDir) rmSync(templateDir, { recursive: true, force: true });
@@ -67,14 +69,33 @@ const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
 if (process.env.TEST_TIMINGS) {
   reporters.push('--test-reporter=./scripts/test-timings.mjs', `--test-reporter-destination=${process.env.TEST_TIMINGS}`);
 }
+// The files run compiled (scripts/compile-tests.mjs); TEST_COMPILE=0 runs the sources through tsx.
+let runFiles = selected;
+let loader = ['--import', 'tsx'];
+// A directory per run: two runs in one checkout (PGlite and PostgreSQL at once) keep their own.
+const compiledDir = join('node_modules', '.cache', 'gather-tests', String(process.pid));
+if (process.env.TEST_COMPILE !== '0') {
+  const started = Date.now();
+  let compiled;
+  try {
+    compiled = await compileTests(process.cwd(), selected, compiledDir);
+  } catch (error) {
+    cleanUp();
+    console.error('run-tests: compiling the test files failed', error);
+    process.exit(1);
+  }
+  runFiles = selected.map((file) => compiled.get(file));
+  loader = ['--enable-source-maps'];
+  console.log(`run-tests: ${selected.length} test files compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...selected],
+  [...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...runFiles],
   { stdio: 'inherit', env: { ...env, ...template } },
 );
 // Ctrl-C reaches the test runner too (same process group); wait for it, then clean up.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
-  dropTemplate();
+  cleanUp();
   process.exit(code ?? (signal ? 1 : 0));
 });

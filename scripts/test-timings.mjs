@@ -21,5 +21,8 @@ export default async function* timings(source) {
   });
   out.sort((a, b) => b.seconds - a.seconds);
   yield `test files: ${out.length}, tests: ${tests}, ${((Date.now() - started) / 1000).toFixed(1)} s\n`;
-  for (const { file, seconds } of out) yield `${seconds.toFixed(1).padStart(7)} s  ${file.replace(process.cwd() + '/', '')}\n`;
+  // Compiled runs name the compiled file (scripts/compile-tests.mjs): show its source's path.
+  const sourcePath = (file) =>
+    file.replace(process.cwd() + '/', '').replace(/^node_modules\/\.cache\/gather-tests\/\d+\//, '').replace(/\.mjs$/, '.ts');
+  for (const { file, seconds } of out) yield `${seconds.toFixed(1).padStart(7)} s  ${sourcePath(file)}\n`;
 }
