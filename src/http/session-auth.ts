@@ -30,9 +30,10 @@ function single(value: string | string[] | undefined): string | undefined {
 
 /**
  * The OpenRosa addresses a web form uses (web/src/webform): its form list, XForm, manifest and
- * media, and its form-scoped submission. Devices never hold the cookie, so for them nothing changes.
+ * media (the form-scoped ones too), and its form-scoped submission. Devices never hold the
+ * cookie, so for them nothing changes.
  */
-const WEB_FORM_OPENROSA = [/^\/forms\/\d+\/(?:formList|submission)(?:[?#]|$)/, /^\/[^/?#]+\/(?:forms\/\d+\/form\.xml|xformsManifest\/\d+|xformsMedia\/\d+\/[^/?#]+)(?:[?#]|$)/];
+const WEB_FORM_OPENROSA = [/^\/forms\/\d+\/(?:formList|form\.xml|xformsManifest|submission)(?:[?#]|$)/, /^\/[^/?#]+\/(?:forms\/\d+\/form\.xml|xformsManifest\/\d+|xformsMedia\/\d+\/[^/?#]+)(?:[?#]|$)/];
 
 /** Only the API and the web forms' OpenRosa calls take the session: the /o/ pages check their own form fields. */
 export function sessionApplies(uri: string): boolean {

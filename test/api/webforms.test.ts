@@ -1,5 +1,6 @@
 // The API side of the web forms: the form's enketo_* addresses, onadata's /enketo endpoints, and
-// the form-scoped OpenRosa routes the pages use (/forms/{pk}/formList and /forms/{pk}/submission).
+// the form-scoped OpenRosa routes the pages use (/forms/{pk}/formList, form.xml, xformsManifest and
+// submission).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUser, json, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
@@ -84,6 +85,25 @@ describe('form-scoped OpenRosa routes', () => {
     assert.equal((await server.app.inject({ method: 'GET', url: '/forms/999999/formList' })).statusCode, 404);
   });
 
+  test('/forms/{pk}/form.xml and /forms/{pk}/xformsManifest answer as the owner’s addresses do', async () => {
+    const byOwner = await server.app.inject({ method: 'GET', url: `/odhiambo/forms/${formId}/form.xml` });
+    const byForm = await server.app.inject({ method: 'GET', url: `/forms/${formId}/form.xml` });
+    assert.equal(byForm.statusCode, 200, byForm.body);
+    assert.equal(byForm.body, byOwner.body);
+    assert.match(byForm.body, /<h:title>Census<\/h:title>/);
+    const manifest = await server.app.inject({ method: 'GET', url: `/forms/${formId}/xformsManifest` });
+    assert.equal(manifest.statusCode, 200, manifest.body);
+    assert.equal(manifest.body, (await server.app.inject({ method: 'GET', url: `/odhiambo/xformsManifest/${formId}` })).body);
+    assert.equal((await server.app.inject({ method: 'HEAD', url: `/forms/${formId}/form.xml` })).statusCode, 200);
+    for (const url of ['/forms/999999/form.xml', '/forms/999999/xformsManifest']) assert.equal((await server.app.inject({ method: 'GET', url })).statusCode, 404);
+    // A signed-in person whose role cannot submit gets neither, as the form list does not list it.
+    const reader = await createUser(server.app, 'atieno');
+    const shared = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${otherFormId}/share`, payload: { username: reader.username, role: 'readonly' }, headers: owner.auth });
+    assert.equal(shared.statusCode, 204, shared.body);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/forms/${otherFormId}/form.xml`, headers: reader.auth })).statusCode, 404);
+    assert.equal((await server.app.inject({ method: 'GET', url: `/forms/${otherFormId}/xformsManifest`, headers: reader.auth })).statusCode, 404);
+  });
+
   test('/forms/{pk}/submission takes that form’s records and refuses another form’s', async () => {
     const wrong = await postSubmission(server.app, `/forms/${formId}/submission`, instance('market', 'a0000000-0000-4000-8000-000000000002'));
     assert.equal(wrong.statusCode, 404, wrong.body);
@@ -95,7 +115,13 @@ describe('form-scoped OpenRosa routes', () => {
     const guarded = await createUser(server.app, 'wafula');
     const guardedForm = await publishForm(server.app, guarded, formFile(csvForm({ id: 'guarded', title: 'Guarded' }), 'guarded.csv'));
     await server.app.inject({ method: 'PATCH', url: `/api/v1/profiles/${guarded.username}`, headers: guarded.auth, payload: { require_auth: true } });
-    assert.equal((await server.app.inject({ method: 'GET', url: `/forms/${guardedForm}/formList` })).statusCode, 401);
+    for (const document of ['formList', 'form.xml', 'xformsManifest']) {
+      assert.equal((await server.app.inject({ method: 'GET', url: `/forms/${guardedForm}/${document}` })).statusCode, 401, document);
+    }
+    assert.equal((await server.app.inject({ method: 'GET', url: `/forms/${guardedForm}/form.xml`, headers: guarded.auth })).statusCode, 200);
+    // The web form page's own calls get a challenge for which browsers open no password dialog.
+    const fromPage = await server.app.inject({ method: 'GET', url: `/forms/${guardedForm}/xformsManifest`, headers: { 'x-requested-with': 'XMLHttpRequest' } });
+    assert.equal(fromPage.headers['www-authenticate'], 'Session realm="Gather"');
     const anonymous = await postSubmission(server.app, `/forms/${guardedForm}/submission`, instance('guarded', 'a0000000-0000-4000-8000-000000000004'));
     assert.equal(anonymous.statusCode, 401, anonymous.body);
     const signed = await postSubmission(server.app, `/forms/${guardedForm}/submission`, instance('guarded', 'a0000000-0000-4000-8000-000000000005'), guarded.auth);

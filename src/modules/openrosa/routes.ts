@@ -62,6 +62,13 @@ export function registerOpenRosaRoutes(app: FastifyInstance): void {
     XML,
     204,
   );
+  // The same form's XForm and manifest by its id alone, for the web form pages (webforms/urls.ts).
+  getAndHead(app, '/forms/:pk/form.xml', 'A form’s XForm (anonymous unless its account requires auth)', Form, (p, _q, ctx) =>
+    openrosa.formXmlOfForm(ctx, p['pk'] ?? ''),
+  );
+  getAndHead(app, '/forms/:pk/xformsManifest', 'A form’s media manifest (anonymous unless its account requires auth)', Form, (p, _q, ctx) =>
+    openrosa.manifestOfForm(ctx, p['pk'] ?? ''),
+  );
   getAndHead(app, '/:username/forms/:pk/form.xml', 'Download a form’s XForm', OwnerForm, (p, _q, ctx) =>
     openrosa.formXml(ctx, p['username'], p['pk'] ?? ''),
   );

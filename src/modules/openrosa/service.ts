@@ -109,6 +109,15 @@ export async function formXml(ctx: RequestContext, username: string | undefined,
   return (await forms.findFormDefinition(ctx.db, form.id)).xml;
 }
 
+/**
+ * GET /forms/{pk}/form.xml: the XForm as its owner's address gives it to this caller. A web form
+ * page asks for it with /forms/{pk}/formList, at once, instead of reading its address from the
+ * list first.
+ */
+export async function formXmlOfForm(ctx: RequestContext, rawId: string): Promise<string> {
+  return formXml(ctx, (await ownerOfFormId(ctx, rawId)).username, rawId);
+}
+
 function mediaUrl(ctx: RequestContext, form: forms.FormRow, file: string): string {
   return `${ctx.baseUrl}/${encodeURIComponent(form.owner_username)}/xformsMedia/${form.id}/${file}`;
 }
@@ -150,6 +159,11 @@ async function mediaOf(ctx: RequestContext, form: forms.FormRow): Promise<Manife
 
 export async function manifest(ctx: RequestContext, username: string | undefined, rawId: string): Promise<string> {
   return manifestXml(await mediaOf(ctx, await downloadableForm(ctx, username, rawId)));
+}
+
+/** GET /forms/{pk}/xformsManifest: the manifest as its owner's address gives it to this caller. */
+export async function manifestOfForm(ctx: RequestContext, rawId: string): Promise<string> {
+  return manifest(ctx, (await ownerOfFormId(ctx, rawId)).username, rawId);
 }
 
 /** A media file a device downloads: itemsets.csv, or a media entry by id (`7` or `7.png`). */

@@ -2,7 +2,8 @@
 // that stores nothing (enketo_preview_url), the fill page that thanks and stops after one record
 // (single_submit_url), and the edit page of one record. They sit under /forms/, a name no account
 // can take (accounts/validation.ts), beside onadata's form-scoped OpenRosa routes
-// /forms/{pk}/formList and /forms/{pk}/submission that the pages use.
+// /forms/{pk}/formList and /forms/{pk}/submission that the pages use, and Gather's
+// /forms/{pk}/form.xml and /forms/{pk}/xformsManifest, which let a page ask for all at once.
 export function fillUrl(baseUrl: string, formId: number): string {
   return `${baseUrl}/forms/${formId}/fill`;
 }

@@ -59,35 +59,36 @@ export async function whoIsSignedIn(): Promise<User | null> {
   return (await api.session()).user;
 }
 
-/** The form as the caller may fill it, or why not. */
+/** A response's text, or the refusal it carries. */
+async function documentText(response: Promise<Response>): Promise<string> {
+  const answer = await response;
+  const text = await answer.text();
+  if (!answer.ok) throw new FormUnavailable(refusal(answer.status, text));
+  return text;
+}
+
+/**
+ * The form as the caller may fill it, or why not. Its list entry and XForm are asked for together
+ * (by the form's own addresses), and its manifest as soon as the XForm names a file (jr://…): a
+ * form without media files needs none. The list entry says whether the caller may fill it.
+ */
 export async function loadForm(formId: number): Promise<PublishedForm> {
+  const form = documentText(get(`/forms/${formId}/form.xml`));
+  const media = form.then((text) => (text.includes('jr://') ? loadManifest(`/forms/${formId}/xformsManifest`) : new Map<string, string>()));
+  // Refused, the list's reason is the one to give: the others' refusals need no handler of their own.
+  media.catch(() => undefined);
   const listed = await get(`/forms/${formId}/formList`);
   if (listed.status === 401) throw new FormUnavailable(messages.signInToFill, true);
   if (listed.status === 404) throw new FormUnavailable(messages.noSuchForm);
   if (!listed.ok) throw new FormUnavailable(refusal(listed.status, await listed.text()));
   const entry = xml(await listed.text()).getElementsByTagName('xform')[0];
-  const downloadUrl = entry?.getElementsByTagName('downloadUrl')[0]?.textContent;
-  if (!entry || !downloadUrl) {
-    throw new FormUnavailable(messages.noRole, true);
-  }
+  if (!entry?.getElementsByTagName('downloadUrl')[0]?.textContent) throw new FormUnavailable(messages.noRole, true);
   const title = entry.getElementsByTagName('name')[0]?.textContent ?? '';
-  const manifestUrl = entry.getElementsByTagName('manifestUrl')[0]?.textContent;
-  // The XForm and its manifest, together.
-  const [form, media] = await Promise.all([
-    get(local(downloadUrl)).then(async (response) => {
-      const text = await response.text();
-      if (!response.ok) throw new FormUnavailable(refusal(response.status, text));
-      return text;
-    }),
-    manifestUrl ? loadManifest(local(manifestUrl)) : Promise.resolve(new Map<string, string>()),
-  ]);
-  return { title, xml: form, media };
+  return { title, xml: await form, media: await media };
 }
 
 async function loadManifest(path: string): Promise<Map<string, string>> {
-  const manifest = await get(path);
-  const text = await manifest.text();
-  if (!manifest.ok) throw new FormUnavailable(refusal(manifest.status, text));
+  const text = await documentText(get(path));
   const media = new Map<string, string>();
   for (const file of Array.from(xml(text).getElementsByTagName('mediaFile'))) {
     const name = file.getElementsByTagName('filename')[0]?.textContent;
