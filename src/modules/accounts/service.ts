@@ -208,7 +208,7 @@ async function readProfileFields(ctx: RequestContext, payload: Payload, opts: { 
     });
     addError(fieldErrors, 'password', problems);
   }
-  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   return { patch, password, metadata };
 }
 
@@ -255,7 +255,7 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
     const fieldErrors: FieldErrors = {};
     const metadata = readJsonObject(payload, 'metadata', fieldErrors);
     if (metadata === undefined && !fieldErrors['metadata']) addError(fieldErrors, 'metadata', ['This field is required.']);
-    if (Object.keys(fieldErrors).length || metadata === undefined) throw errors.validation(fieldErrors);
+    if (Object.keys(fieldErrors).length || metadata === undefined) throw errors.invalidFields(fieldErrors);
     const merged = mergeMetadata(profile.metadata, metadata);
     const updated = await updateUser(ctx.db, profile.id, { metadata: JSON.stringify(merged) });
     ctx.authCache.forgetUser(profile.id);
@@ -265,7 +265,7 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
   if (full) {
     const fieldErrors: FieldErrors = {};
     for (const field of ['username', 'email']) if (!has(payload, field)) addError(fieldErrors, field, ['This field is required.']);
-    if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+    if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   }
   const fields = await readProfileFields(ctx, payload, { creating: false, selfId: profile.id });
   const patch: UserPatch = { ...fields.patch };

@@ -101,7 +101,7 @@ export async function exportStatus(ctx: RequestContext, rawFormId: string, jobUu
   const target = await loadExportTarget(ctx, rawFormId);
   const row = /^[0-9a-f-]{32,36}$/i.test(jobUuid) ? await stored.findExportByTask(ctx.db, jobUuid) : undefined;
   if (!row || row.form_id !== target.formId || (target.submittedBy !== undefined && row.submitted_by !== target.submittedBy)) {
-    throw errors.badRequest(`Unknown job_uuid "${jobUuid}".`);
+    throw errors.unknownJob(jobUuid);
   }
   if (row.status === 'SUCCESS') return { status: 202, body: { job_status: 'SUCCESS', export_url: exportUrl(ctx.baseUrl, row, false) } };
   let message = row.error_message;

@@ -34,7 +34,7 @@ interface DeletePayload {
 export async function startAsyncPublish(ctx: RequestContext, body: ParsedBody): Promise<{ job_uuid: string }> {
   const actor = requireUser(ctx.actor);
   const file = body.files.get('xls_file');
-  if (!file || file.bytes.byteLength === 0) throw errors.message('xls_file field empty');
+  if (!file || file.bytes.byteLength === 0) throw errors.xlsFileEmpty();
   const owner = await publishTarget(ctx, body.fields['owner']);
   const projectId = (await projectToPublishInto(ctx, body.fields['project'])) ?? null;
   const job = await ctx.db.transaction().execute(async (trx) => {
@@ -60,7 +60,7 @@ async function callersJob(ctx: RequestContext, jobUuid: string | undefined, type
   const actor = requireUser(ctx.actor);
   if (!jobUuid) throw errors.jobUuidMissing();
   const job = await findJobByUuid(ctx.db, jobUuid);
-  if (!job || job.type !== type || job.created_by !== actor.id) throw errors.badRequest(`Unknown job_uuid "${jobUuid}".`);
+  if (!job || job.type !== type || job.created_by !== actor.id) throw errors.unknownJob(jobUuid);
   return job;
 }
 

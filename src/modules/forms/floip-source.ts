@@ -7,6 +7,6 @@ import type { FormSource } from './publish.ts';
 
 export function floipFormSource(file: UploadedFile): FormSource {
   const result = floipToXlsForm(file.bytes);
-  if (!result.ok) throw errors.publishFailed(result.message);
+  if (!result.ok) throw errors.floipInvalid(result.message);
   return { fileName: result.fileName, bytes: new TextEncoder().encode(result.csv), contentType: 'text/csv' };
 }

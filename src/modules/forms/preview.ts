@@ -16,21 +16,21 @@ import { draftPreviewUrl } from '../webforms/urls.ts';
 export async function createSurveyPreview(ctx: RequestContext, payload: Payload): Promise<{ unique_string: string; username: string; enketo_preview_url: string }> {
   const actor = requireUser(ctx.actor);
   const body = payload['body'];
-  if (typeof body !== 'string' || !body.trim()) throw errors.badRequest('Missing body');
+  if (typeof body !== 'string' || !body.trim()) throw errors.previewBodyMissing();
   const uniqueString = `survey_draft_${randomBytes(3).toString('hex')}.csv`;
   const result = convert(body, { fileName: uniqueString });
-  if (!result.ok) throw errors.badRequest(result.errors.map((e) => e.message).join('\n'));
+  if (!result.ok) throw errors.previewInvalid(result.errors.map((e) => e.message).join('\n'));
   await insertSurveyDraft(ctx.db, { user_id: actor.id, unique_string: uniqueString, body, created_at: ctx.clock.now() });
   return { unique_string: uniqueString, username: actor.username, enketo_preview_url: draftPreviewUrl(ctx.baseUrl, actor.username, uniqueString) };
 }
 
 export async function surveyPreviewXml(ctx: RequestContext, query: { username?: string | undefined; filename?: string | undefined }): Promise<string> {
-  if (!query.username) throw errors.badRequest('Username not provided');
-  if (!query.filename) throw errors.badRequest('Filename MUST be provided');
+  if (!query.username) throw errors.previewUsernameMissing();
+  if (!query.filename) throw errors.previewFilenameMissing();
   const user = await findActiveUserByUsername(ctx.db, query.username);
   const draft = user ? await findSurveyDraft(ctx.db, user.id, query.filename) : undefined;
   const failed = (): never => {
-    throw errors.badRequest('An error occurred while publishing the form. Please try again.');
+    throw errors.previewPublishFailed();
   };
   if (!draft) return failed();
   const result = convert(draft.body, { fileName: draft.unique_string });

@@ -9,7 +9,7 @@ import { listProjectMembers } from '../projects/repository.ts';
 import * as repo from './repository.ts';
 import { grantFormRole } from './grants.ts';
 import { publishNewForm } from './publish.ts';
-import { formDetail, listProjectForms, NO_SOURCE_MESSAGE, representForms, sourceFromRequest } from './service.ts';
+import { formDetail, listProjectForms, representForms, sourceFromRequest } from './service.ts';
 
 export async function formsOfProject(ctx: RequestContext, rawProjectId: string): Promise<Record<string, unknown>[]> {
   const { project, role } = await requireProject(ctx, rawProjectId, 'view_project');
@@ -32,11 +32,11 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
     if (!form) throw errors.notFound();
     const { role } = await grantForm(ctx, form, 'view_xform', { hidden: () => errors.notFound() });
     if (role !== 'manager' && role !== 'owner') {
-      throw errors.permissionDenied(`${actor.username} has no manager/owner role to the form ${form.id_string}`);
+      throw errors.noManagerRole(actor.username, form.id_string);
     }
     if (project.owner_id !== form.owner_id) {
       const clash = await repo.liveIdStringsLike(ctx.db, project.owner_id, form.id_string, form.id);
-      if (clash.includes(form.id_string.toLowerCase())) throw errors.badRequest('Form with the same id_string already exists in this account');
+      if (clash.includes(form.id_string.toLowerCase())) throw errors.idStringExistsInAccount();
     }
     const now = ctx.clock.now();
     await ctx.db.transaction().execute(async (trx) => {
@@ -58,7 +58,7 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
   }
 
   const source = await sourceFromRequest(ctx, body);
-  if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
+  if (!source) throw errors.xlsFormMissing();
   const owner = await findActiveUserById(ctx.db, project.owner_id);
   if (!owner) throw errors.notFound();
   const { formId, idStringChanged } = await publishNewForm(ctx, { source, owner, projectId: project.id, createdBy: actor });

@@ -29,23 +29,21 @@ const XLSFORM_EXTENSIONS = /\.(xls|xlsx|xlsm|csv|md)$/i;
  */
 export async function convertSource(source: FormSource): Promise<ConvertSuccess> {
   if (!XLSFORM_EXTENSIONS.test(source.fileName)) {
-    throw errors.publishFailed(`The file "${source.fileName}" is not an XLSForm: expected a .xls, .xlsx, .xlsm or .csv file.`);
+    throw errors.notAnXlsForm(source.fileName);
   }
-  if (source.bytes.byteLength === 0) throw errors.publishFailed('The uploaded XLSForm is empty.');
+  if (source.bytes.byteLength === 0) throw errors.xlsFormEmpty();
   const result = await convertAsync(source.bytes, { fileName: source.fileName });
   if (!result.ok) {
     // `text` stays onadata's one message; `errors` adds each one's sheet, row and column for the web app.
     const located = result.errors.map(({ message, sheet, row, column }) => ({ message, ...(sheet ? { sheet } : {}), ...(row ? { row } : {}), ...(column ? { column } : {}) }));
-    throw errors.publishFailed(result.errors.map((e) => e.message).join('\n'), located);
+    throw errors.xlsFormInvalid(result.errors.map((e) => e.message).join('\n'), located);
   }
   if (!ID_STRING_PATTERN.test(result.idString) || result.idString.length > 100) {
-    throw errors.publishFailed(
-      'In strict mode, the XForm ID must be a valid slug and contain no spaces. Please ensure that you have set an id_string in the settings sheet or have modified the filename to not contain any spaces.',
-    );
+    throw errors.idStringNotSlug();
   }
   checkTitle(result.title);
   if (result.version !== undefined && /[<>&]/.test(result.version)) {
-    throw errors.publishFailed("Version shouldn't have any invalid characters ('>' '&' '<')");
+    throw errors.versionHasXmlCharacters();
   }
   return result;
 }
@@ -60,7 +58,7 @@ export function titleProblem(title: string): string | undefined {
 
 function checkTitle(title: string): void {
   const problem = titleProblem(title);
-  if (problem) throw errors.publishFailed(problem);
+  if (problem) throw errors.titleInvalid(problem);
 }
 
 /** onadata's default version when the XLSForm sets none: the publish time as YYYYMMDDHHMM (UTC). */
@@ -114,7 +112,7 @@ export async function publishNewForm(ctx: RequestContext, request: PublishReques
   return ctx.db.transaction().execute(async (trx) => {
     const projectId = request.projectId ?? (await defaultProjectIn(trx, request.owner, now));
     const project = await findLiveProject(trx, projectId);
-    if (!project) throw errors.validation({ project: [`Project with id '${projectId}' does not exist.`] });
+    if (!project) throw errors.projectDoesNotExist(projectId);
     await repo.lockOwnerForms(trx, request.owner.id);
     const idString = await uniqueIdString(trx, request.owner.id, result.idString);
     const blob = await putBlob(trx, request.source.bytes, request.source.contentType);
@@ -153,14 +151,14 @@ export async function publishNewForm(ctx: RequestContext, request: PublishReques
 
 /** Replaces a form's definition with a new XLSForm of the same id_string. */
 export async function replaceFormDefinition(ctx: RequestContext, form: repo.FormRow, source: FormSource, actor: UserRow): Promise<void> {
-  if (form.encrypted) throw errors.message('This form is encrypted and cannot be replaced.');
+  if (form.encrypted) throw errors.formEncryptedCannotReplace();
   if (form.num_of_submissions > 0) {
-    throw errors.publishFailed('This form has submissions: it cannot be replaced. Publish the new version as a new form, or delete the submissions first.');
+    throw errors.formHasSubmissions();
   }
   const result = await convertSource(source);
   const baseIdString = form.id_string;
   if (result.idString !== baseIdString) {
-    throw errors.publishFailed(`Your updated form's id_string '${result.idString}' must match the existing forms' id_string '${baseIdString}'.`);
+    throw errors.idStringMismatch(result.idString, baseIdString);
   }
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {

@@ -25,6 +25,6 @@ export async function fetchXlsFormFromUrl(ctx: RequestContext, url: string, drop
     return { fileName: file.fileName, bytes: file.bytes, contentType: file.contentType };
   } catch (error) {
     const reason = error instanceof RemoteFetchError ? error.message : 'the download failed';
-    throw errors.publishFailed(`Could not download the XLSForm from ${url}: ${reason}.`);
+    throw errors.xlsFormDownloadFailed(url, reason);
   }
 }

@@ -93,19 +93,17 @@ export async function sourceFromRequest(ctx: RequestContext, body: ParsedBody): 
   return undefined;
 }
 
-export const NO_SOURCE_MESSAGE = 'XLSForm not provided, expecting either of these params: xls_file, xls_url, dropbox_xls_url, floip_file, text_xls_form';
-
 /** Resolves `owner` (a bare username; the caller by default) and checks the right to publish there. */
 export async function publishTarget(ctx: RequestContext, ownerField: unknown): Promise<UserRow> {
   const actor = requireUser(ctx.actor);
   let owner = actor;
   if (typeof ownerField === 'string' && ownerField.trim() && ownerField.trim().toLowerCase() !== actor.username) {
     const found = await findActiveUserByUsername(ctx.db, ownerField.trim());
-    if (!found) throw errors.message(`User with username ${ownerField.trim()} does not exist.`);
+    if (!found) throw errors.ownerDoesNotExist(ownerField.trim());
     owner = found;
   }
   if (!canAddToAccount(ctx.actor, owner.id, await orgRoleFor(ctx, owner.id))) {
-    throw errors.permissionDenied(`User ${actor.username} has no permission to add xforms to account ${owner.username}`);
+    throw errors.noRightToAddForms(actor.username, owner.username);
   }
   return owner;
 }
@@ -121,7 +119,7 @@ export async function projectToPublishInto(ctx: RequestContext, field: unknown):
   const id = typeof field === 'string' || typeof field === 'number' ? Number(field) : NaN;
   const project = Number.isInteger(id) && id >= 1 && id <= 2_147_483_647 ? await findLiveProject(ctx.db, id) : undefined;
   // A project the caller cannot see is answered as missing: its existence is not theirs to learn.
-  const missing = () => errors.validation({ project: [`Project with id '${shown}' does not exist.`] });
+  const missing = () => errors.projectDoesNotExist(shown);
   if (!project) throw missing();
   await grantProject(ctx, project, 'add_project', { hidden: missing });
   return project.id;
@@ -131,7 +129,7 @@ export async function publishForm(ctx: RequestContext, body: ParsedBody): Promis
   const actor = requireUser(ctx.actor);
   const owner = await publishTarget(ctx, body.fields['owner']);
   const source = await sourceFromRequest(ctx, body);
-  if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
+  if (!source) throw errors.xlsFormMissing();
   const projectId = await projectToPublishInto(ctx, body.fields['project']);
   const { formId, idStringChanged } = await publishNewForm(ctx, { source, owner, projectId, createdBy: actor });
   return { ...(await formDetail(ctx, formId)), has_id_string_changed: idStringChanged };
@@ -190,10 +188,10 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
   const replacing = body.files.size > 0 || ['xls_url', 'dropbox_xls_url', 'text_xls_form'].some((k) => has(payload, k));
   if (replacing && !full) {
     if (role !== 'manager' && role !== 'owner') {
-      throw errors.permissionDenied(`${actor.username} has no manager/owner role to the form ${form.id_string}`);
+      throw errors.noManagerRole(actor.username, form.id_string);
     }
     const source = await sourceFromRequest(ctx, body);
-    if (!source) throw errors.publishFailed(NO_SOURCE_MESSAGE);
+    if (!source) throw errors.xlsFormMissing();
     await replaceFormDefinition(ctx, form, source, actor);
     return formDetail(ctx, form.id);
   }
@@ -212,10 +210,10 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
     if (!ref.ok) addError(fieldErrors, 'owner', [ref.message]);
     else if (!(await findActiveUserByUsername(ctx.db, ref.username))) addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
   }
-  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   if (title !== undefined) {
     const problem = titleProblem(title);
-    if (problem) throw errors.badRequest(problem);
+    if (problem) throw errors.titleChangeInvalid(problem);
   }
   const now = ctx.clock.now();
   const patch: repo.FormPatch = { date_modified: now };
@@ -370,12 +368,12 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
   // onadata lets a form's manager grant owner or demote the owning account, which then cannot
   // take its form back; the project share's rules hold here too: the owning account keeps its
   // form, and a sharer grants or changes no role above their own.
-  if (targets.some((u) => u.id === form.owner_id)) throw errors.validation({ username: [`Cannot change the role of the form's owner (${form.owner_username}).`] });
+  if (targets.some((u) => u.id === form.owner_id)) throw errors.ownerRoleUnchangeable(form.owner_username);
   const ownRank = ownRole === undefined ? -1 : ROLES.indexOf(ownRole);
-  if (ROLES.indexOf(role) > ownRank) throw errors.permissionDenied('You cannot give a role higher than your own.');
+  if (ROLES.indexOf(role) > ownRank) throw errors.roleAboveOwn();
   const current = await repo.formRolesOfUsers(ctx.db, form.id, targets.map((u) => u.id));
   if ([...current.values()].some((r) => ROLES.indexOf(r) > ownRank)) {
-    throw errors.permissionDenied('You cannot change the role of a user whose role is higher than your own.');
+    throw errors.roleOfHigherUser();
   }
   const metaPerms = (await repo.findMetaPerms(ctx.db, [form.id])).get(form.id);
   await ctx.db.transaction().execute(async (trx) => {
@@ -390,29 +388,29 @@ export async function cloneForm(ctx: RequestContext, rawId: string, payload: Pay
   const { form, allows } = await requireForm(ctx, rawId, 'view_xform');
   if (!form.shared && !allows('add_xform')) throw errors.permissionDenied();
   const username = payload['username'];
-  if (typeof username !== 'string' || !username.trim()) throw errors.validation({ username: ['This field may not be null.'] });
+  if (typeof username !== 'string' || !username.trim()) throw errors.usernameNull();
   const target = (await listUsersByUsernames(ctx.db, [username.trim()])).find((u) => u.is_active);
-  if (!target) throw errors.validation({ username: [`User '${username.trim()}' does not exist.`] });
+  if (!target) throw errors.userDoesNotExist(username.trim());
   let projectId: number | undefined;
   const projectField = payload['project_id'];
   if (projectField !== undefined && projectField !== null && projectField !== '') {
     const id = Number(projectField);
-    if (!Number.isInteger(id)) throw errors.validation({ project: [`Field 'id' expected a number but got '${String(projectField)}'.`] });
-    if (!(await findLiveProject(ctx.db, id))) throw errors.validation({ project: [`Project with id '${id}' does not exist.`] });
+    if (!Number.isInteger(id)) throw errors.projectIdNotNumber(String(projectField));
+    if (!(await findLiveProject(ctx.db, id))) throw errors.projectDoesNotExist(id);
     projectId = id;
   }
   if (!canAddToAccount(ctx.actor, target.id, await orgRoleFor(ctx, target.id))) {
-    throw errors.permissionDenied(`User ${actor.username} has no permission to add xforms to account ${target.username}`);
+    throw errors.noRightToAddForms(actor.username, target.username);
   }
   const blob = form.xls_blob ? await getBlob(ctx.db, form.xls_blob) : undefined;
-  if (!blob) throw errors.badRequest('This form has no XLSForm file to clone.');
+  if (!blob) throw errors.noXlsFormToClone();
   // The copy is named `<id_string>_cloned` as in onadata: a form whose settings give no form_id or
   // title takes both from the file name, so its clone is told apart from the original.
   const extension = /\.[A-Za-z0-9]+$/.exec(form.xls_filename ?? '')?.[0] ?? '.xlsx';
   const source: FormSource = { fileName: `${form.id_string}_cloned${extension}`, bytes: blob.data, contentType: blob.content_type };
   const converted = await convertSource(source);
   if (target.id !== form.owner_id && (await repo.liveIdStringsLike(ctx.db, target.id, converted.idString)).includes(converted.idString.toLowerCase())) {
-    throw errors.badRequest('A clone with the same id_string has already been created');
+    throw errors.cloneExists();
   }
   const { formId } = await publishNewForm(ctx, {
     source,

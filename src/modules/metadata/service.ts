@@ -176,7 +176,7 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
     if (!problems['project'] && !problems['instance']) problems['missing_field'] = ['`xform` or `project` or `instance` field is required.'];
   }
   const accepted = file ? acceptFile(file, dataType, problems) : undefined;
-  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
   const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm) : '';
   let visible: FormGrant;
   try {
@@ -228,7 +228,7 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, payload
   if (dataValue !== undefined && dataValue !== row.data_value && row.data_file !== null) problems['data_value'] = ['The name of an uploaded file cannot be changed; delete the entry and upload the file again.'];
   else if (dataValue !== undefined && row.data_type === 'media') await checkMediaLink(ctx, dataValue, problems);
   if (dataValue !== undefined && row.data_type === META_PERMS && !isMetaPerms(dataValue)) problems['non_field_errors'] = [META_PERMS_FORMAT];
-  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
   if (dataValue !== undefined && dataValue !== row.data_value) {
     await ctx.db.transaction().execute(async (trx) => {
       await repo.lockFormMetadata(trx, row.form_id);

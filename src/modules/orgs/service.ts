@@ -77,7 +77,7 @@ export async function createOrganization(ctx: RequestContext, payload: Payload):
   }
   if (name !== undefined && name.length > 30) addError(problems, 'name', ['Ensure this field has no more than 30 characters.']);
   if (email !== '') addError(problems, 'email', checkEmail(email));
-  if (Object.keys(problems).length) throw errors.validation(problems);
+  if (Object.keys(problems).length) throw errors.invalidFields(problems);
   const now = ctx.clock.now();
   await ctx.db
     .transaction()
@@ -142,7 +142,7 @@ export async function updateOrganization(ctx: RequestContext, name: string, payl
   const metadata = readJsonObject(payload, 'metadata', problems);
   if (newName !== undefined && newName.length > 30) addError(problems, 'name', ['Ensure this field has no more than 30 characters.']);
   if (email) addError(problems, 'email', checkEmail(email));
-  if (Object.keys(problems).length) throw errors.validation(problems);
+  if (Object.keys(problems).length) throw errors.invalidFields(problems);
   await accounts.updateUser(ctx.db, org.account.id, {
     ...(newName !== undefined ? { ...splitName(newName), organization: newName } : {}),
     ...(email !== undefined ? { email } : {}),
@@ -177,7 +177,7 @@ export async function changeMembers(ctx: RequestContext, name: string, method: '
   if (rawRole !== undefined && !isOrgRole(rawRole)) addError(problems, 'role', [`"${rawRole}" is not a valid choice.`]);
   const user = username ? await accounts.findActiveUserByUsername(ctx.db, username) : undefined;
   if (username && (!user || user.is_org)) addError(problems, 'username', [`User '${username}' does not exist.`]);
-  if (Object.keys(problems).length || !user) throw errors.validation(problems);
+  if (Object.keys(problems).length || !user) throw errors.invalidFields(problems);
   const orgId = org.account.id;
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {

@@ -110,7 +110,7 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
   const owner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : actor;
   const shared = readBoolean(payload, 'public', fieldErrors) ?? false;
   const metadata = readMetadata(payload, fieldErrors) ?? {};
-  if (Object.keys(fieldErrors).length || name === undefined || !owner) throw errors.validation(fieldErrors);
+  if (Object.keys(fieldErrors).length || name === undefined || !owner) throw errors.invalidFields(fieldErrors);
 
   const clash = await repo.findProjectNameClash(ctx.db, owner.id, name);
   if (clash === 'exact') throw errors.validation({ non_field_errors: [UNIQUE_SET] });
@@ -221,7 +221,7 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
   const shared = readBoolean(payload, 'public', fieldErrors);
   const metadata = readMetadata(payload, fieldErrors);
   const newOwner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : undefined;
-  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   const moving = newOwner !== undefined && newOwner.id !== project.owner_id;
   // Moving a project to another account is the owner role's transfer_project, and needs the
   // right to add projects to the target account; editors and managers may change the rest.
@@ -238,7 +238,7 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
   if (moving) {
     // The project's forms move with it; an id_string the target account already uses would clash.
     const clashes = await repo.listFormIdStringClashes(ctx.db, project.id, newOwner.id);
-    if (clashes.length) throw errors.badRequest('Form with the same id_string already exists in this account');
+    if (clashes.length) throw errors.idStringExistsInAccount();
   }
   const now = ctx.clock.now();
   await ctx.db
@@ -316,7 +316,7 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
       addError(fieldErrors, 'username', [`Cannot share project with the owner (${project.owner_username})`]);
     }
   }
-  if (Object.keys(fieldErrors).length) throw errors.validation(fieldErrors);
+  if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   const role = (typeof roleValue === 'string' ? roleValue.trim() : '') as Role;
 
   if (remove) {

@@ -100,7 +100,7 @@ function readFields(ctx: RequestContext, payload: Payload, partial: boolean): Pa
   const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm).trim() : undefined;
   if (has(payload, 'xform') && (formRef === undefined || formRef === '')) problems['xform'] = ['This field may not be null.'];
   else if (required && formRef === undefined) problems['xform'] = ['This field is required.'];
-  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
   return { formRef, name, serviceUrl, secret, sendUpdates };
 }
 

@@ -115,7 +115,7 @@ export async function createReviews(ctx: RequestContext, body: unknown): Promise
   }
   const problems = read.map((r) => r.problems);
   if (problems.some((p) => Object.keys(p).length > 0)) {
-    throw bulk ? errors.invalidItems(problems) : errors.validation(problems[0] ?? {});
+    throw bulk ? errors.invalidItems(problems) : errors.invalidFields(problems[0] ?? {});
   }
   if (![...targets.values()].every((t) => standingOn(ctx, t).reviews)) throw errors.permissionDenied();
 
@@ -170,7 +170,7 @@ export async function listReviews(ctx: RequestContext, query: ReviewListQuery): 
     if (isReviewStatus(status)) filter.status = status;
     else problems['status'] = [`Select a valid choice. ${status} is not one of the available choices.`];
   }
-  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
   return (await repo.listReadableReviews(ctx.db, reader(ctx), filter)).map(reviewToApi);
 }
 
@@ -206,7 +206,7 @@ export async function updateReview(ctx: RequestContext, rawId: string, body: unk
   const actor = requireUser(ctx.actor);
   const row = await loadChangeableReview(ctx, rawId);
   const { input, problems } = readReview(body, false);
-  if (Object.keys(problems).length > 0) throw errors.validation(problems);
+  if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
   const now = ctx.clock.now();
   const changed = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockInstances(trx, [row.instance_id]);

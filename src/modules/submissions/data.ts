@@ -33,7 +33,7 @@ function parseFields(raw: string | undefined): string[] | undefined {
   } catch {
     // fall through to the error below
   }
-  throw errors.badRequest('fields must be a JSON list of field names, e.g. ["_id", "name"].');
+  throw errors.fieldsNotAList();
 }
 
 function nonNegative(raw: string | undefined): number | undefined {
@@ -161,7 +161,7 @@ function pick(record: Record<string, unknown>, fields: readonly string[]): Recor
 }
 
 function parseDataId(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw errors.badRequest('Invalid data ID. It must be a positive integer');
+  if (!/^\d+$/.test(raw)) throw errors.invalidDataId();
   return Number(raw);
 }
 
@@ -247,7 +247,7 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
   const actor = requireUser(ctx.actor);
   const { form, allows, writeScope, readScope } = await requireForm(ctx, rawId, 'view_xform');
   const dataId = parseDataId(rawDataId);
-  if (!allows('delete_submission')) throw errors.permissionDenied('You do not have delete permissions.');
+  if (!allows('delete_submission')) throw errors.noDeletePermission();
   const submittedBy = writeScope === 'own' ? actor.id : undefined;
   const deleted = await ctx.db.transaction().execute(async (trx) => {
     const done = await repo.softDeleteInstance(trx, form.id, dataId, actor.id, ctx.clock.now(), submittedBy);
@@ -257,7 +257,7 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
   if (deleted) return;
   // Not deleted: gone, or another's record the caller may not change (403 only if they read it).
   const found = submittedBy !== undefined && readScope === 'all' ? await repo.findInstanceById(ctx.db, form.id, dataId) : undefined;
-  throw found && !found.deleted_at ? errors.permissionDenied('You do not have delete permissions.') : errors.notFound();
+  throw found && !found.deleted_at ? errors.noDeletePermission() : errors.notFound();
 }
 
 /**
@@ -275,8 +275,8 @@ export async function deleteRecords(ctx: RequestContext, rawId: string, payload:
   const rawIds = payload['instance_ids'];
   const listed = Array.isArray(rawIds) ? rawIds.map(String) : typeof rawIds === 'string' ? rawIds.split(',') : typeof rawIds === 'number' ? [String(rawIds)] : [];
   const ids = listed.map((id) => id.trim()).filter(Boolean);
-  if (!all && ids.length === 0) throw errors.badRequest('Data id(s) not provided.');
-  if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.badRequest('Invalid data ID. It must be a positive integer');
+  if (!all && ids.length === 0) throw errors.dataIdsMissing();
+  if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.invalidDataId();
   const count = await ctx.db.transaction().execute(async (trx) => {
     const n = await repo.softDeleteInstances(trx, form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now(), submittedBy);
     if (n > 0) await repo.refreshFormCounters(trx, form.id);

@@ -23,7 +23,7 @@ const NUMBER_TEXT = '^-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?$';
 
 function dateValue(field: string, value: unknown): string {
   if (typeof value !== 'string' || !DATE_FORMATS.some((f) => f.test(value)) || Number.isNaN(Date.parse(value))) {
-    throw errors.badRequest(`Invalid date value "${String(value)}" for the field ${field}.`);
+    throw errors.queryDateInvalid(value, field);
   }
   return value;
 }
@@ -35,7 +35,7 @@ function columnComparison(field: string, op: string, value: unknown): Condition 
   if (spec.type === 'timestamp') return sql`${spec.column} ${operator} ${dateValue(field, value)}::timestamptz`;
   if (spec.type === 'int') {
     const n = Number(value);
-    if (!Number.isFinite(n)) throw errors.badRequest(`Invalid value "${String(value)}" for the field ${field}.`);
+    if (!Number.isFinite(n)) throw errors.queryValueInvalid(value, field);
     return sql`${spec.column} ${operator} ${n}`;
   }
   return sql`${spec.column} ${operator} ${String(value)}`;
@@ -65,14 +65,14 @@ function fieldCondition(field: string, value: unknown): Condition {
     if (sqlOp) {
       parts.push(op === '$ne' && operand === null ? sql`(i.json ->> ${field}) IS NOT NULL` : compare(sqlOp, operand));
     } else if (op === '$in') {
-      if (!Array.isArray(operand)) throw errors.badRequest(`$in needs a list for the field ${field}.`);
+      if (!Array.isArray(operand)) throw errors.queryInNeedsList(field);
       const values = operand.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
       parts.push(onColumn ? sql`${COLUMN_FIELDS[field]?.column}::text = ANY(${values}::text[])` : sql`(i.json ->> ${field}) = ANY(${values}::text[])`);
     } else if (op === '$i') {
       const pattern = `%${String(operand).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       parts.push(sql`(i.json ->> ${field}) ILIKE ${pattern}`);
     } else {
-      throw errors.badRequest(`Unsupported query operator "${op}" for the field ${field}.`);
+      throw errors.queryOperatorUnsupported(op, field);
     }
   }
   return parts.length ? sql.join(parts, sql` AND `) : sql`TRUE`;
@@ -82,9 +82,9 @@ export function objectCondition(query: Record<string, unknown>): Condition {
   const parts: Condition[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (key === '$or' || key === '$and') {
-      if (!Array.isArray(value) || value.length === 0) throw errors.badRequest(`${key} needs a non-empty list of queries.`);
+      if (!Array.isArray(value) || value.length === 0) throw errors.queryNeedsList(key);
       const subs = value.map((v) => {
-        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw errors.badRequest(`${key} needs a list of query objects.`);
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw errors.queryNeedsObjects(key);
         return sql`(${objectCondition(v as Record<string, unknown>)})`;
       });
       parts.push(sql`(${sql.join(subs, key === '$or' ? sql` OR ` : sql` AND `)})`);
@@ -107,9 +107,9 @@ export function queryCondition(raw: string | undefined): Condition {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw errors.badRequest(`Invalid query: ${(error as Error).message}`);
+    throw errors.queryNotJson((error as Error).message);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.badRequest('The query must be a JSON object.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.queryNotObject();
   return objectCondition(parsed as Record<string, unknown>);
 }
 
@@ -119,9 +119,9 @@ function parseSort(raw: string | undefined): Array<[string, unknown]> {
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    throw errors.badRequest((error as Error).message);
+    throw errors.sortNotJson((error as Error).message);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.badRequest('sort must be a JSON object like {"field": 1}.');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw errors.sortNotObject();
   return Object.entries(parsed as Record<string, unknown>);
 }
 

@@ -95,7 +95,7 @@ async function findTargetForm(ctx: RequestContext, identity: Identity, owner: Us
     if (byUuid) return byUuid;
   }
   const account = owner ?? (isAuthenticated(ctx.actor) ? ctx.actor.user : undefined);
-  if (!idString) throw errors.badRequest('Improperly formatted XML.');
+  if (!idString) throw errors.submissionXmlMalformed();
   const form = account ? await repo.findSubmissionFormByIdString(ctx.db, account.id, idString) : undefined;
   if (!form) throw errors.noMatch('XForm');
   return form;
@@ -117,7 +117,7 @@ async function checkMaySubmit(
   }
   const role = await callerFormRole(ctx, form.id);
   if (!formStanding(ctx.actor, form, role).allows('report_xform') && requireAuth) {
-    throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make submissions to ${owner.username}'s ${form.title} form.`);
+    throw errors.submissionNotAllowed(ctx.actor.user.username, owner.username, form.title);
   }
   return { ownerRequireAuth: owner.require_auth, role: role ?? null };
 }
@@ -132,7 +132,7 @@ async function requireEditPermission(ctx: RequestContext, db: DbOrTx, access: Su
   if (formStanding(ctx.actor, access.form, access.role ?? undefined).mayReplace(access.ownerRequireAuth, edited.submitted_by)) return;
   // Read inside the caller's transaction: the embedded database has one connection.
   const owner = await findActiveUserById(db, access.form.owner_id);
-  throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to make edit submissions to ${owner?.username ?? ''}'s ${access.form.title} form.`);
+  throw errors.editNotAllowed(ctx.actor.user.username, owner?.username ?? '', access.form.title);
 }
 
 /**
@@ -155,7 +155,7 @@ async function lateFiles(
   if (!stored || stored.deleted_at || stored.uuid !== uuid || stored.xml !== xml) return [];
   const standing = formStanding(ctx.actor, access.form, access.role ?? undefined);
   if (isAuthenticated(ctx.actor) && standing.role !== undefined && !standing.changes(stored.submitted_by)) {
-    throw errors.permissionDenied(`${ctx.actor.user.username} is not allowed to add files to another submitter's record.`);
+    throw errors.filesToOthersRecord(ctx.actor.user.username);
   }
   return media;
 }
@@ -207,7 +207,7 @@ function decodeInstance(bytes: Uint8Array): string {
   try {
     return new TextDecoder(label, { fatal: true }).decode(bytes);
   } catch {
-    throw errors.badRequest('File likely corrupted during transmission, please try later.');
+    throw errors.submissionCorrupted();
   }
 }
 
@@ -216,7 +216,7 @@ function decodeInstance(bytes: Uint8Array): string {
  * submit it: refused (401, 403, 404, 405) otherwise.
  */
 export async function admitInstance(ctx: RequestContext, target: SubmissionTarget, bytes: Uint8Array): Promise<AdmittedInstance> {
-  if (bytes.byteLength === 0) throw errors.badRequest('No XML submission file.');
+  if (bytes.byteLength === 0) throw errors.noXmlSubmissionFile();
   if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
   const xml = decodeInstance(bytes);
   return { xml, access: await decideAccess(ctx, target, peekIdentity(xml)) };
@@ -237,7 +237,7 @@ export async function receiveSubmission(ctx: RequestContext, target: SubmissionT
     if (!outcome) throw new Error('a fresh submit decision was refused');
     return outcome;
   }
-  if (!upload.xml || upload.xml.byteLength === 0) throw errors.badRequest('No XML submission file.');
+  if (!upload.xml || upload.xml.byteLength === 0) throw errors.noXmlSubmissionFile();
   if (target.ownerless && !isAuthenticated(ctx.actor)) throw errors.notAuthenticated(ctx.challenge);
   const xml = decodeInstance(upload.xml);
   const identity = peekIdentity(xml);
@@ -271,11 +271,11 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   const { form } = access;
   const model = await modelOf(ctx.db, form);
   const parsed = parseInstance(xml, model, { maxBytes: ctx.config.instanceLimitBytes });
-  if (!parsed.ok) throw errors.badRequest(parsed.error);
+  if (!parsed.ok) throw errors.submissionUnreadable(parsed.error);
   const { record, meta } = parsed;
-  if (form.encrypted && !meta.encrypted) throw errors.badRequest('Unencrypted submissions are not allowed for encrypted forms.');
+  if (form.encrypted && !meta.encrypted) throw errors.unencryptedSubmission();
   for (const media of upload.media) {
-    if (media.name.length > 100) throw errors.badRequest('Attachment file name exceeds 100 chars');
+    if (media.name.length > 100) throw errors.attachmentNameTooLong();
   }
 
   // An instanceID without the `uuid:` prefix is not a uuid: onadata stores a fresh one.

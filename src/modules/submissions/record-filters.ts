@@ -22,7 +22,7 @@ function csv(value: string): string[] {
 
 /** `date_created__year__lt=2020` and the like: a year as the range it spans. */
 function yearCondition(key: string, op: string | undefined, value: string): Record<string, unknown> {
-  if (!/^\d{4}$/.test(value)) throw errors.badRequest(`Enter a whole year for ${key}.`);
+  if (!/^\d{4}$/.test(value)) throw errors.filterYearInvalid(key);
   const start = `${value}-01-01T00:00:00+00:00`;
   const next = `${Number(value) + 1}-01-01T00:00:00+00:00`;
   switch (op) {
@@ -35,7 +35,7 @@ function yearCondition(key: string, op: string | undefined, value: string): Reco
     case 'lte':
       return { $lt: op === 'lt' ? start : next };
     default:
-      throw errors.badRequest(`Unknown filter ${key}.`);
+      throw errors.filterUnknown(key);
   }
 }
 
@@ -60,12 +60,12 @@ export function recordFilters(params: Readonly<Record<string, unknown>>): { cond
       if (rest[0] === 'year') query.push({ [dateKey]: yearCondition(key, rest[1], value) });
       else if (rest.length === 0) query.push({ [dateKey]: value });
       else if (rest.length === 1 && COMPARISONS[rest[0] ?? '']) query.push({ [dateKey]: { [COMPARISONS[rest[0] ?? ''] ?? '$eq']: value } });
-      else throw errors.badRequest(`Unknown filter ${key}.`);
+      else throw errors.filterUnknown(key);
       continue;
     }
     if (key === 'media_all_received') {
       const wanted = value.toLowerCase();
-      if (wanted !== 'true' && wanted !== 'false') throw errors.badRequest('media_all_received must be true or false.');
+      if (wanted !== 'true' && wanted !== 'false') throw errors.mediaAllReceivedNotBoolean();
       raw.push(wanted === 'true' ? sql`i.media_count >= i.total_media` : sql`i.media_count < i.total_media`);
     } else if (key === 'tags' || key === 'not_tagged') {
       const tags = csv(value);

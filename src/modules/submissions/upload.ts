@@ -289,7 +289,7 @@ async function readStreamedUpload(ctx: RequestContext, request: FastifyRequest, 
  * ends (stored, refused, failed, or the client gone mid-body).
  */
 export async function withSubmissionUpload<T>(ctx: RequestContext, request: FastifyRequest, target: SubmissionTarget, use: (upload: SubmissionUpload) => Promise<T>): Promise<T> {
-  if (!request.isMultipart()) throw errors.badRequest('No XML submission file.');
+  if (!request.isMultipart()) throw errors.noXmlSubmissionFile();
   const limit = ctx.config.submissionLimitBytes;
   const declared = request.headers['content-length'];
   const length = declared === undefined ? undefined : Number(declared);
