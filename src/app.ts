@@ -12,6 +12,7 @@ import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticat
 import { installBodyIdleTimeout, serverTimeoutOptions } from './http/timeouts.ts';
 import { authenticateSession, installSessionReplies } from './http/session-auth.ts';
 import { registerWebAppRoutes } from './http/web-app.ts';
+import { WEB_FORM_PAGES } from './modules/webforms/urls.ts';
 import { registerSessionRoutes } from './modules/auth/session-routes.ts';
 import { registerAccountRoutes } from './modules/accounts/routes.ts';
 import { registerMetaRoutes } from './modules/meta/routes.ts';
@@ -107,7 +108,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerOAuthRoutes(app);
   registerExportJobRoutes(app);
   registerSessionRoutes(app);
-  registerWebAppRoutes(app);
+  registerWebAppRoutes(app, WEB_FORM_PAGES);
   app.addMethodNotAllowedRoutes();
   return app;
 }

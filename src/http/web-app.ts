@@ -8,7 +8,6 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.ts';
 import { PROJECT_ROOT } from '../platform/project-root.ts';
-import { WEB_FORM_PAGES } from '../modules/webforms/urls.ts';
 
 /** The app's client-side routes (web/src/paths.ts), in Fastify's syntax: each answers index.html. */
 export const APP_PAGES = ['/', '/login', '/register', '/projects', '/projects/*', '/account', '/account/*'] as const;
@@ -129,7 +128,8 @@ async function webFormAssets(): Promise<readonly string[]> {
   return webFormAssetList.list;
 }
 
-export function registerWebAppRoutes(app: FastifyInstance): void {
+/** `webFormPages`: the web forms' pages (src/modules/webforms/urls.ts), handed in by src/app.ts. */
+export function registerWebAppRoutes(app: FastifyInstance, webFormPages: readonly string[]): void {
   for (const url of APP_PAGES) {
     app.get(url, {
       config: { access: 'anyone' },
@@ -158,7 +158,7 @@ export function registerWebAppRoutes(app: FastifyInstance): void {
       return reply.header('content-type', TYPES['js'] ?? 'text/javascript').header('cache-control', 'no-cache').send(script);
     },
   });
-  for (const url of WEB_FORM_PAGES) {
+  for (const url of webFormPages) {
     app.get(url, {
       config: { access: 'anyone' },
       schema: { hide: true },
