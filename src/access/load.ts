@@ -170,7 +170,7 @@ export interface ProjectStanding {
   allows(permission: ProjectPermission): boolean;
 }
 
-export function projectStanding(project: { shared: boolean }, role: Role | undefined): ProjectStanding {
+function projectStanding(project: { shared: boolean }, role: Role | undefined): ProjectStanding {
   const facts = { shared: project.shared, role };
   return { role, visible: canSeeProject(facts), full: seesFullProject(facts), allows: (permission) => projectAllows(facts, permission) };
 }
