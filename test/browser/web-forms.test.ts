@@ -185,6 +185,28 @@ test('a draft survives a reload: resumed, it is sent once as a new record with i
   }
 });
 
+test('a tab of an older version holding the browser’s storage does not hold the form back', { skip, timeout: 120_000 }, async () => {
+  const browsing = await browse(gather);
+  try {
+    const { page, context } = browsing;
+    // Another tab keeps the storage open at its first version and never lets go.
+    const older = await context.newPage();
+    await older.goto(`${gather}/forms/sw-assets.json`);
+    await older.evaluate(`new Promise((resolve, reject) => {
+      const opening = indexedDB.open('gather-web-forms', 1);
+      opening.onupgradeneeded = () => opening.result.createObjectStore('records', { keyPath: 'id', autoIncrement: true }).createIndex('formId', 'formId');
+      opening.onsuccess = () => { window.held = opening.result; resolve(true); };
+      opening.onerror = () => reject(opening.error);
+    })`);
+    await page.goto(`${gather}/forms/${formId}/fill`);
+    await page.getByRole('textbox', { name: /Visitor name/ }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByRole('button', { name: 'Resume draft' }).count(), 0);
+    assert.deepEqual(browsing.errors, []);
+  } finally {
+    await browsing.close();
+  }
+});
+
 const DATED_FORM = [
   'survey,,,',
   ',type,name,label',

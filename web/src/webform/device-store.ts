@@ -37,13 +37,21 @@ export type DeviceStore = IDBPDatabase<DeviceSchema>;
 let database: Promise<DeviceStore> | undefined;
 
 export function openDeviceStore(): Promise<DeviceStore> {
-  database ??= openDB<DeviceSchema>('gather-web-forms', 2, {
+  if (database) return database;
+  const opening = openDB<DeviceSchema>('gather-web-forms', 2, {
     upgrade(db, oldVersion) {
       if (oldVersion < 1) db.createObjectStore('records', { keyPath: 'id', autoIncrement: true }).createIndex('formId', 'formId');
       if (oldVersion < 2) db.createObjectStore('drafts', { keyPath: 'key' });
     },
+    // A page of a newer version, in another tab, needs this connection closed to upgrade the
+    // database; this page opens it again when it next needs it.
+    blocking() {
+      void opening.then((db) => db.close());
+      if (database === opening) database = undefined;
+    },
   });
-  return database;
+  database = opening;
+  return opening;
 }
 
 export function keptFile(file: File): KeptFile {

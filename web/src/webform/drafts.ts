@@ -26,8 +26,18 @@ export function draftKey(page: WebFormPage): string | undefined {
   }
 }
 
-export async function readDraft(key: string): Promise<Draft | undefined> {
-  return (await openDeviceStore()).get('drafts', key);
+/**
+ * This page's draft. Storage that does not answer in time (a tab of an older version still holds
+ * the database it must upgrade) counts as no draft, rather than holding the form back.
+ */
+export async function readDraft(key: string, waitMs = 2_000): Promise<Draft | undefined> {
+  let timer: number | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = window.setTimeout(resolve, waitMs, undefined)));
+  try {
+    return await Promise.race([openDeviceStore().then((db) => db.get('drafts', key)), late]);
+  } finally {
+    window.clearTimeout(timer);
+  }
 }
 
 export async function deleteDraft(key: string): Promise<void> {
