@@ -18,14 +18,14 @@ type Caller = Pick<RequestContext, 'actor' | 'db' | 'challenge'>;
 
 /**
  * A request's object id: a positive 32-bit integer. Anything else is 404 for an anonymous caller
- * (who learns nothing about ids) and 400 with `message` for a signed-in one, as onadata answers.
+ * (who learns nothing about ids) and 400 with `invalid()` for a signed-in one, as onadata answers.
  */
-export function parseObjectId(ctx: Pick<RequestContext, 'actor'>, raw: string, message: string): number {
+export function parseObjectId(ctx: Pick<RequestContext, 'actor'>, raw: string, invalid: () => AppError): number {
   if (/^\d+$/.test(raw) && Number(raw) <= 2_147_483_647) return Number(raw);
   // `/api/v1/forms/` (a trailing slash) names no object: 404, as onadata answers it.
   if (raw === '') throw errors.notFound();
   if (!isAuthenticated(ctx.actor)) throw errors.notFound();
-  throw errors.badRequest(message);
+  throw invalid();
 }
 
 // ---------------------------------------------------------------- forms
@@ -87,8 +87,8 @@ export interface FormGrant extends FormStanding {
 }
 
 export interface GrantOptions {
-  /** The 403's message, where onadata words it (default: its generic permission message). */
-  denied?: string;
+  /** The 403, where onadata words it (default: its generic permission message). */
+  denied?: () => AppError;
   /** What a hidden object answers instead of "No XForm matches the given query." (or Project). */
   hidden?: () => AppError;
   /** Every refusal of an anonymous caller is a 401 with the challenge (Briefcase clients sign in on it). */
@@ -97,8 +97,6 @@ export interface GrantOptions {
 
 /** Permissions that change records: their scope is the records the caller may change. */
 const CHANGES_RECORDS: ReadonlySet<FormPermission> = new Set(['change_xform', 'delete_submission']);
-
-const INVALID_FORM_ID = 'Invalid form ID. It must be a positive integer';
 
 /**
  * The form `rawId` names, if the caller holds `need` on it. Besides the role's permission:
@@ -110,7 +108,7 @@ const INVALID_FORM_ID = 'Invalid form ID. It must be a positive integer';
  *   permission (403); restricted roles export their own records, as the data API shows them.
  */
 export async function requireForm(ctx: Caller, rawId: string, need: FormPermission, options: GrantOptions = {}): Promise<FormGrant> {
-  const form = await findLiveForm(ctx.db, parseObjectId(ctx, rawId, INVALID_FORM_ID));
+  const form = await findLiveForm(ctx.db, parseObjectId(ctx, rawId, errors.formIdInvalid));
   if (!form) throw errors.notFound();
   return grantForm(ctx, form, need, options);
 }
@@ -128,18 +126,18 @@ export async function grantForm(ctx: Caller, form: FormRow, need: FormPermission
   if (need === 'view_xform_data') {
     if (!standing.visible && !form.shared_data) refuse(hidden());
     scope = standing.readScope;
-    if (scope === 'none') refuse(authenticated ? errors.permissionDenied(options.denied) : errors.notFound());
+    if (scope === 'none') refuse(authenticated ? (options.denied ?? errors.permissionDenied)() : errors.notFound());
   } else if (need === 'can_export_xform_data') {
     if (!standing.visible) refuse(hidden());
     if (!form.shared_data) {
       if (!authenticated) throw errors.notAuthenticated(ctx.challenge);
-      if (!standing.allows(need)) refuse(errors.permissionDenied(options.denied));
+      if (!standing.allows(need)) refuse((options.denied ?? errors.permissionDenied)());
     }
     // Every role that exports reads at least its own records, so this is never 'none'.
     scope = standing.readScope;
   } else {
     if (!standing.visible) refuse(hidden());
-    if (need !== 'view_xform' && !standing.allows(need)) refuse(errors.permissionDenied(options.denied));
+    if (need !== 'view_xform' && !standing.allows(need)) refuse((options.denied ?? errors.permissionDenied)());
     scope = CHANGES_RECORDS.has(need) && authenticated ? standing.writeScope : standing.readScope;
   }
   const submittedBy = scope === 'own' && authenticated ? ctx.actor.user.id : undefined;
@@ -179,14 +177,12 @@ export interface ProjectGrant extends ProjectStanding {
   readonly project: ProjectRow;
 }
 
-const INVALID_PROJECT_ID = 'Invalid value for project_id. It must be a positive integer.';
-
 /**
  * The project `rawId` names if the caller holds `need` on it (`view_project`: sees it): 404 "Not
  * found." when missing, "No Project matches…" when hidden, 403 when seen but not allowed.
  */
 export async function requireProject(ctx: Caller, rawId: string, need: ProjectPermission, options: GrantOptions = {}): Promise<ProjectGrant> {
-  const project = await findLiveProject(ctx.db, parseObjectId(ctx, rawId, INVALID_PROJECT_ID));
+  const project = await findLiveProject(ctx.db, parseObjectId(ctx, rawId, errors.projectIdInvalid));
   if (!project) throw errors.notFound();
   return grantProject(ctx, project, need, options);
 }
@@ -196,7 +192,7 @@ export async function grantProject(ctx: Caller, project: ProjectRow, need: Proje
   const role = isAuthenticated(ctx.actor) ? await projectRoleOf(ctx.db, project.id, ctx.actor.user.id) : undefined;
   const standing = projectStanding(project, role);
   if (!standing.visible) throw options.hidden?.() ?? errors.noMatch('Project');
-  if (need !== 'view_project' && !standing.allows(need)) throw errors.permissionDenied(options.denied);
+  if (need !== 'view_project' && !standing.allows(need)) throw (options.denied ?? errors.permissionDenied)();
   return { ...standing, project };
 }
 

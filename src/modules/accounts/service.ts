@@ -213,7 +213,7 @@ async function readProfileFields(ctx: RequestContext, payload: Payload, opts: { 
 }
 
 export async function registerProfile(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
-  if (ctx.config.disableCreatingUsers) throw errors.permissionDenied('You do not have permission to create user.');
+  if (ctx.config.disableCreatingUsers) throw errors.userCreationDisabled();
   const fields = await readProfileFields(ctx, payload, { creating: true });
   const password = fields.password ?? '';
   const passwordHash = await hashPassword(password);
@@ -223,8 +223,8 @@ export async function registerProfile(ctx: RequestContext, payload: Payload): Pr
   const created = await ctx.db.transaction().execute(async (trx) => {
     // A concurrent registration may have taken the name or the address since validation.
     await lockAccountNames(trx, [username, email]);
-    if (await usernameExists(trx, username)) throw errors.saveFailed(`User account ${username} already exists`);
-    if (email && (await emailInUse(trx, email))) throw errors.validation({ email: ['This email address is already in use. '] });
+    if (await usernameExists(trx, username)) throw errors.usernameTaken(username);
+    if (email && (await emailInUse(trx, email))) throw errors.emailInUse();
     const user = await insertUser(trx, {
       ...fields.patch,
       username,
@@ -277,15 +277,15 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
     const key = `change_password:${profile.id}`;
     const now = ctx.clock.now();
     const failures = await findLoginFailures(ctx.db, key);
-    if (failures?.locked_until && failures.locked_until > now) throw errors.saveFailed(tooManyAttempts(failures.locked_until, now));
+    if (failures?.locked_until && failures.locked_until > now) throw errors.profilePasswordLocked(minutesUntil(failures.locked_until, now));
     if (!(await verifyPassword(fields.password, profile.password_hash))) {
       const row = await recordLoginFailure(ctx.db, key, now, ctx.config.maxChangePasswordAttempts, new Date(now.getTime() + ctx.config.lockoutSeconds * 1000));
-      if (row.locked_until && row.locked_until > now) throw errors.saveFailed(tooManyAttempts(row.locked_until, now));
-      throw errors.saveFailed('Invalid password');
+      if (row.locked_until && row.locked_until > now) throw errors.profilePasswordLocked(minutesUntil(row.locked_until, now));
+      throw errors.profilePasswordWrong();
     }
   }
   if (has(payload, 'email')) {
-    if (fields.password === undefined) throw errors.saveFailed('Your password is required when updating your email address.');
+    if (fields.password === undefined) throw errors.profilePasswordMissing();
     if (patch.email !== undefined && patch.email !== profile.email) metadata = { ...metadata, is_email_verified: false };
     else if (full) metadata = { ...metadata, is_email_verified: false };
   }
@@ -302,8 +302,9 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
 
 // ---------------------------------------------------------------- passwords
 
-function tooManyAttempts(until: Date, now: Date): string {
-  return `Too many password reset attempts. Try again in ${Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000))} minutes`;
+/** Whole minutes until a password lock ends, at least 1 (the refusals say "Try again in N minutes"). */
+function minutesUntil(until: Date, now: Date): number {
+  return Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
 }
 
 export async function changePassword(ctx: RequestContext, lookup: string, payload: Payload): Promise<Record<string, unknown>> {
@@ -313,19 +314,18 @@ export async function changePassword(ctx: RequestContext, lookup: string, payloa
 
   const current = typeof payload['current_password'] === 'string' ? payload['current_password'] : '';
   const next = typeof payload['new_password'] === 'string' ? payload['new_password'] : '';
-  if (!current || !next) throw errors.errorKey('current_password and new_password fields cannot be blank');
+  if (!current || !next) throw errors.passwordFieldsBlank();
 
   const key = `change_password:${profile.id}`;
   const now = ctx.clock.now();
-  const lockedMessage = (until: Date): string => tooManyAttempts(until, now);
   const failures = await findLoginFailures(ctx.db, key);
-  if (failures?.locked_until && failures.locked_until > now) throw errors.errorKey(lockedMessage(failures.locked_until));
+  if (failures?.locked_until && failures.locked_until > now) throw errors.passwordChangeLocked(minutesUntil(failures.locked_until, now));
 
   if (!(await verifyPassword(current, profile.password_hash))) {
     const limit = ctx.config.maxChangePasswordAttempts;
     const row = await recordLoginFailure(ctx.db, key, now, limit, new Date(now.getTime() + ctx.config.lockoutSeconds * 1000));
-    if (row.locked_until && row.locked_until > now) throw errors.errorKey(lockedMessage(row.locked_until));
-    throw errors.errorKey(`Invalid password. You have ${limit - row.failures} attempts left.`);
+    if (row.locked_until && row.locked_until > now) throw errors.passwordChangeLocked(minutesUntil(row.locked_until, now));
+    throw errors.passwordWrongWithAttemptsLeft(limit - row.failures);
   }
 
   const problems = passwordProblems(next, profile);
@@ -362,8 +362,8 @@ export async function monthlySubmissions(ctx: RequestContext, lookup: string, qu
   const now = ctx.clock.now();
   const month = query.month === undefined || query.month === '' ? now.getUTCMonth() + 1 : Number(query.month);
   const year = query.year === undefined || query.year === '' ? now.getUTCFullYear() : Number(query.year);
-  if (!Number.isInteger(month) || month < 1 || month > 12) throw errors.badRequest('Invalid month provided as parameter');
-  if (!Number.isInteger(year) || year < 1000 || year > 9999) throw errors.badRequest('Invalid year provided as parameter');
+  if (!Number.isInteger(month) || month < 1 || month > 12) throw errors.monthInvalid();
+  if (!Number.isInteger(year) || year < 1000 || year > 9999) throw errors.yearInvalid();
   const from = new Date(Date.UTC(year, month - 1, 1));
   const to = new Date(Date.UTC(year, month, 1));
   const counts = await countMonthlySubmissions(ctx.db, profile.id, from, to);

@@ -183,12 +183,12 @@ export async function tokensOf(deps: AppDeps, userId: number): Promise<{ apiToke
 export async function expireTempToken(deps: AppDeps, userId: number): Promise<void> {
   deps.authCache.forgetUser(userId);
   const deleted = await deleteToken(deps.db, 'temp_tokens', userId);
-  if (!deleted) throw errors.badRequest('Temporary token not found!');
+  if (!deleted) throw errors.tempTokenNotFound();
 }
 
 export async function regenerateApiToken(deps: AppDeps, userId: number): Promise<string> {
   const existing = await findTokenOfUser(deps.db, 'api_tokens', userId);
-  if (!existing) throw errors.badRequest(' Token not found!');
+  if (!existing) throw errors.tokenNotFound();
   return issueToken(deps, deps.db, 'api_tokens', userId);
 }
 

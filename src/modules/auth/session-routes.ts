@@ -70,7 +70,7 @@ export function registerSessionRoutes(app: FastifyInstance): void {
         return answer(request, reply, result.user, 201);
       }
       if (result.reason === 'locked') throw errors.throttled(result.retryAfterSeconds);
-      throw errors.badRequest('Invalid username/password.');
+      throw errors.loginFailed();
     },
   });
 

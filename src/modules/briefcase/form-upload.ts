@@ -21,17 +21,17 @@ export async function formUpload(ctx: RequestContext, username: string | undefin
   if (username !== undefined && !(await findActiveUserByUsername(ctx.db, username))) throw errors.notFound();
   const owner = await publishTarget(ctx, username);
   const file = body.files.get(FORM_FIELD);
-  if (!file) throw errors.message('Missing xml file.');
+  if (!file) throw errors.briefcaseXmlMissing();
   const xml = new TextDecoder('utf-8', { fatal: false }).decode(file.bytes);
   const read = readXForm(xml);
-  if (!read.ok) throw errors.message(read.message);
+  if (!read.ok) throw errors.briefcaseXFormUnreadable(read.message);
   const existing = await forms.findLiveFormByIdString(ctx.db, owner.id, read.idString);
   const media = [...body.files.values()].filter((f) => f.fieldName !== FORM_FIELD);
   let formId: number;
   if (existing) {
     // Briefcase sends a form's media in parts of 10 MB, each with the form again: a later part
     // adds its files to the form the first part published. Without files it is a duplicate.
-    if (media.length === 0) throw errors.message('Form with this id or SMS-keyword already exists.');
+    if (media.length === 0) throw errors.briefcaseFormExists();
     formId = existing.id;
   } else {
     const published = await publishNewForm(ctx, {

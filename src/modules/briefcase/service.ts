@@ -59,11 +59,11 @@ export async function submissionList(ctx: RequestContext, username: string | und
   const rawFormId = (query.formId ?? '').trim();
   // Some clients send the full submission key's form part (`id[@version=…]`): the id_string is before the bracket.
   const idString = rawFormId.split('[')[0]?.trim() ?? '';
-  if (idString === '') throw errors.badRequest('formId is required: the id_string of the form.');
+  if (idString === '') throw errors.briefcaseFormIdMissing();
   const cursor = parseCursor(query.cursor);
-  if (!cursor.ok) throw errors.badRequest(cursor.message);
+  if (!cursor.ok) throw errors.briefcaseParameterInvalid(cursor.message);
   const size = parsePageSize(query.numEntries);
-  if (!size.ok) throw errors.badRequest(size.message);
+  if (!size.ok) throw errors.briefcaseParameterInvalid(size.message);
   const { form, submittedBy } = await loadReadableForm(ctx, username, idString);
   const rows = await repo.listRecordIdPage(ctx.db, { formId: form.id, after: cursor.after, limit: size.size, submittedBy, completeMediaOnly: form.encrypted });
   return idChunkXml(
@@ -86,7 +86,7 @@ async function md5OfBlob(ctx: RequestContext, file: repo.RecordFile): Promise<st
 /** GET [/{username}]/view/downloadSubmission?formId=<key>: the record and its files' links. */
 export async function downloadSubmission(ctx: RequestContext, username: string | undefined, rawKey: string | undefined): Promise<string> {
   const parsed = parseSubmissionKey(rawKey);
-  if (!parsed.ok) throw errors.badRequest(parsed.message);
+  if (!parsed.ok) throw errors.briefcaseParameterInvalid(parsed.message);
   const { form, submittedBy } = await loadReadableForm(ctx, username, parsed.key.idString);
   const record = await repo.findLiveRecordByUuid(ctx.db, form.id, parsed.key.uuid);
   if (!record || (submittedBy !== undefined && record.submitted_by !== submittedBy)) throw errors.noMatch('Instance');

@@ -54,12 +54,12 @@ export async function requireSpreadsheetCredential(ctx: RequestContext, userId: 
 export async function completeGoogleAuthorization(ctx: RequestContext, code: string | undefined, redirectUri: string | undefined): Promise<Record<string, string>> {
   const actor = requireUser(ctx.actor);
   if (!ctx.config.googleClientId) throw errors.exportFormatNotSupported();
-  if (!code) throw errors.badRequest('code is required.');
+  if (!code) throw errors.googleCodeMissing();
   let credential: StoredCredential;
   try {
     credential = await exchangeCode(ctx.config, code, redirectUriFor(ctx, redirectUri), ctx.clock.now().getTime());
   } catch (error) {
-    if (error instanceof SpreadsheetProviderError) throw errors.badRequest(error.message);
+    if (error instanceof SpreadsheetProviderError) throw errors.spreadsheetProviderRefused(error.message);
     throw error;
   }
   await saveCredential(ctx, actor.id, credential);

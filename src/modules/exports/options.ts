@@ -45,25 +45,21 @@ function indexTags(raw: string | undefined): readonly [string, string] {
   const parts = raw.split(',').map((p) => p.trim());
   const [open, close] = parts;
   if (parts.length !== 2 || open === undefined || close === undefined || !INDEX_TAGS.has(open) || !INDEX_TAGS.has(close)) {
-    throw errors.badRequest(
-      `Invalid option for repeat_index_tags: ${raw} expecting a tuple with opening and closing tags e.g repeat_index_tags=('[', ']')`,
-    );
+    throw errors.repeatIndexTagsInvalid(raw);
   }
   return [open, close];
 }
-
-const DATE_MESSAGE = 'Dates must be in the format YY_MM_DD_hh_mm_ss';
 
 /** `YY_MM_DD_hh_mm_ss` (Python's `%y_%m_%d_%H_%M_%S`, read as UTC). */
 export function parseExportDate(raw: string | undefined): Date | undefined {
   if (raw === undefined || raw === '') return undefined;
   const match = /^(\d{2})_(\d{1,2})_(\d{1,2})_(\d{1,2})_(\d{1,2})_(\d{1,2})$/.exec(raw.trim());
-  if (!match) throw errors.badRequest(DATE_MESSAGE);
+  if (!match) throw errors.exportDateInvalid();
   const [yy, mo, d, h, mi, s] = match.slice(1).map(Number) as [number, number, number, number, number, number];
   // Python's %y: 69–99 are 1969–1999, 00–68 are 2000–2068.
   const year = yy < 69 ? 2000 + yy : 1900 + yy;
   const date = new Date(Date.UTC(year, mo - 1, d, h, mi, s));
-  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) throw errors.badRequest(DATE_MESSAGE);
+  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) throw errors.exportDateInvalid();
   return date;
 }
 

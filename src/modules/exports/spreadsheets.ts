@@ -16,7 +16,7 @@ async function sheetLayout(source: ExportSource, maxColumns: number, format: str
   const layout = planSections(source.form, source.options, { baseUrl: source.baseUrl }, { parentNames: 'sheet', cellText: 'as-answered' }, osmTagKeys);
   // Refused here, before the first byte: a column cannot continue on another sheet.
   const wide = layout.sections.find((section) => section.columns.length > maxColumns);
-  if (wide) throw errors.badRequest(`The ${format} format holds at most ${maxColumns} columns; sheet "${wide.sheetName}" has ${wide.columns.length}. Use xlsx or csv.`);
+  if (wide) throw errors.tooManyColumns(format, maxColumns, wide.sheetName, wide.columns.length);
   return layout;
 }
 

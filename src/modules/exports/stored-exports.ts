@@ -95,7 +95,7 @@ async function targetOrNothing(ctx: RequestContext, formId: number): Promise<Exp
  */
 export async function listExports(ctx: RequestContext, rawFormId: string | undefined): Promise<Record<string, unknown>[]> {
   if (rawFormId !== undefined) {
-    if (!/^\d+$/.test(rawFormId)) throw errors.badRequest('Invalid value for formid. It must be a positive integer.');
+    if (!/^\d+$/.test(rawFormId)) throw errors.exportFormIdInvalid();
     const target = await loadExportTarget(ctx, rawFormId);
     const rows = await stored.listFormExports(ctx.db, target.formId);
     return rows.filter((row) => seesExport(target, row)).map((row) => exportToApi(ctx.baseUrl, row));

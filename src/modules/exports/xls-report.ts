@@ -5,7 +5,7 @@
 // storing it as the job's export file. Both paths parse the request here and render with renderReport.
 import type { RequestContext } from '../../context.ts';
 import type { DbOrTx } from '../../platform/db.ts';
-import { errors } from '../../errors.ts';
+import { errors, type AppError } from '../../errors.ts';
 import { planFlatLayout, type FlatColumn } from '../../lib/writers/layout/flat.ts';
 import { xlsChunks } from '../../lib/writers/xls/index.ts';
 import { fillReport, type RecordValues } from '../../lib/writers/xls-report/fill.ts';
@@ -22,10 +22,10 @@ import { fileSpools } from './xls-spool.ts';
 export const MAX_TEMPLATE_BYTES = 10 * 1024 * 1024;
 const MAX_ID = 2_147_483_647;
 
-function idParameter(raw: string, message: string): number {
+function idParameter(raw: string, refusal: () => AppError): number {
   const trimmed = raw.trim();
   const id = /^\d{1,10}$/.test(trimmed) ? Number(trimmed) : NaN;
-  if (!Number.isInteger(id) || id > MAX_ID) throw errors.badRequest(message);
+  if (!Number.isInteger(id) || id > MAX_ID) throw refusal();
   return id;
 }
 
@@ -43,11 +43,11 @@ export type ReportRequest = { readonly template: { readonly meta: number } | { r
  */
 export function parseReportRequest(query: RawQuery): ReportRequest {
   const rawDataId = single(query, 'data_id');
-  const dataId = rawDataId === undefined ? undefined : idParameter(rawDataId, 'Invalid data_id');
+  const dataId = rawDataId === undefined ? undefined : idParameter(rawDataId, errors.reportDataIdInvalid);
   const meta = single(query, 'meta');
-  if (meta !== undefined) return { template: { meta: idParameter(meta, 'Invalid metadata pk') }, dataId };
+  if (meta !== undefined) return { template: { meta: idParameter(meta, errors.reportMetadataIdInvalid) }, dataId };
   const url = (single(query, 'token') ?? '').trim();
-  if (url === '') throw errors.badRequest('The report template URL is empty.');
+  if (url === '') throw errors.reportTemplateUrlEmpty();
   return { template: { url }, dataId };
 }
 
@@ -60,7 +60,7 @@ export function reportExportOptions(query: RawQuery): ExportOptions {
 export async function reportTemplateUrl(db: DbOrTx, formId: number, request: ReportRequest): Promise<string> {
   if ('url' in request.template) return request.template.url;
   const value = await findReportTemplateEntry(db, formId, request.template.meta);
-  if (value === undefined) throw errors.notFound(`The form has no report template with metadata id ${request.template.meta}.`);
+  if (value === undefined) throw errors.reportTemplateNotFound(request.template.meta);
   // "<name>|<url>": the URL is everything after the first bar.
   const bar = value.indexOf('|');
   return (bar < 0 ? value : value.slice(bar + 1)).trim();
@@ -84,7 +84,7 @@ export function reportRequestFromStored(stored: Readonly<Record<string, unknown>
 }
 
 async function loadPlan(ctx: RequestContext, url: string): Promise<ReportPlan> {
-  if (url === '') throw errors.badRequest('The report template URL is empty.');
+  if (url === '') throw errors.reportTemplateUrlEmpty();
   let bytes: Uint8Array;
   try {
     const file = await fetchRemoteFile(url, {
@@ -95,12 +95,12 @@ async function loadPlan(ctx: RequestContext, url: string): Promise<ReportPlan> {
     bytes = file.bytes;
   } catch (error) {
     const reason = error instanceof RemoteFetchError ? error.message : 'the download failed';
-    throw errors.badRequest(`Could not download the report template from ${url}: ${reason}.`);
+    throw errors.reportTemplateDownloadFailed(url, reason);
   }
   try {
     return planReport(await readTemplate(bytes));
   } catch (error) {
-    if (error instanceof TemplateError) throw errors.badRequest(`The report template cannot be used: ${error.message}.`);
+    if (error instanceof TemplateError) throw errors.reportTemplateUnusable(error.message);
     throw error;
   }
 }
@@ -151,7 +151,7 @@ export async function renderReport(
       found = true;
       break;
     }
-    if (!found) throw errors.notFound(`No record with _id ${request.dataId}.`);
+    if (!found) throw errors.reportRecordNotFound(request.dataId);
   }
   const readers = await columnReaders(source, plan.fields);
   const passCount = recordPasses(plan);

@@ -43,7 +43,7 @@ async function loadImportableForm(ctx: RequestContext, rawId: string): Promise<F
 }
 
 function notValidated(file: SpooledFile): AppError {
-  return errors.errorKey(`The uploaded file '${file.fileName}' could not be validated.`);
+  return errors.importFileNotValidated(file.fileName);
 }
 
 /** Which spooled file to import and what it holds, checked by content as onadata's upload validation does. */
@@ -51,7 +51,7 @@ async function chooseFile(upload: SpooledUpload, endpoint: ImportEndpoint): Prom
   const xls = endpoint === 'import' ? upload.files.get('xls_file') : undefined;
   const csv = upload.files.get('csv_file');
   const file = xls ?? csv;
-  if (!file) throw errors.errorKey(endpoint === 'import' ? 'csv_file and xls_file field empty' : 'csv_file field empty');
+  if (!file) throw errors.importFileMissing(endpoint === 'import');
   if (file.tooLarge) throw notValidated(file);
   const sniffed = await sniffFile(file.path);
   if (sniffed === 'empty') throw refusal(new ImportRefused('The file is empty.'));

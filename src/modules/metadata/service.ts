@@ -43,8 +43,6 @@ const FILE_TYPES: ReadonlySet<string> = new Set<UploadKind>(['media', 'supportin
 /** Types a form holds at most one live entry of. */
 const ONE_PER_FORM: ReadonlySet<string> = new Set(['submission_review', 'xform_meta_perms']);
 
-const DUPLICATE = 'Object already exists';
-
 function parseId(raw: string): number {
   if (!/^\d{1,9}$/.test(raw)) throw errors.notFound();
   return Number(raw);
@@ -63,7 +61,7 @@ async function loadEntry(ctx: RequestContext, rawId: string): Promise<{ row: for
 
 /** Entries of the types this API does not write (set by the server itself) are read-only here. */
 function requireWritableType(row: forms.MetadataRow): void {
-  if (!SUPPORTED_TYPES.has(row.data_type)) throw errors.validation({ data_type: [`"${row.data_type}" entries cannot be changed through this server's API yet.`] });
+  if (!SUPPORTED_TYPES.has(row.data_type)) throw errors.metadataTypeReadOnly(row.data_type);
 }
 
 function requireFormPermission(visible: FormGrant, permission: FormPermission): void {
@@ -182,7 +180,7 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
   try {
     visible = await requireForm(ctx, formRef, 'view_xform');
   } catch {
-    throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
+    throw errors.xformDoesNotExist(formRef);
   }
   requireFormPermission(visible, 'add_xform');
   const value = accepted && (dataValue === undefined || dataValue === '') ? accepted.name : dataValue;
@@ -199,7 +197,7 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
       return current ? { ...current, data_value: value } : repo.insertMetadata(trx, { formId, dataType, dataValue: value, now: ctx.clock.now() });
     }
     const clash = await repo.hasLiveMetadata(trx, formId, dataType, ONE_PER_FORM.has(dataType) ? undefined : value);
-    if (clash) throw errors.saveFailed(DUPLICATE);
+    if (clash) throw errors.metadataExists();
     const stored: repo.StoredFile | undefined =
       file && accepted
         ? {
@@ -232,7 +230,7 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, payload
   if (dataValue !== undefined && dataValue !== row.data_value) {
     await ctx.db.transaction().execute(async (trx) => {
       await repo.lockFormMetadata(trx, row.form_id);
-      if (!ONE_PER_FORM.has(row.data_type) && (await repo.hasLiveMetadata(trx, row.form_id, row.data_type, dataValue))) throw errors.saveFailed(DUPLICATE);
+      if (!ONE_PER_FORM.has(row.data_type) && (await repo.hasLiveMetadata(trx, row.form_id, row.data_type, dataValue))) throw errors.metadataExists();
       await repo.updateMetadataValue(trx, row.id, dataValue);
       if (row.data_type === META_PERMS) await regrantFormRoles(trx, visible.form.id, dataValue);
     });
@@ -246,6 +244,6 @@ export async function deleteMetadata(ctx: RequestContext, rawId: string): Promis
   const { row, visible } = await loadEntry(ctx, rawId);
   requireFormPermission(visible, 'delete_xform');
   requireWritableType(row);
-  if (row.data_type === META_PERMS) throw errors.validation({ data_type: ['A form keeps its meta permissions: change them instead.'] });
+  if (row.data_type === META_PERMS) throw errors.metaPermsUndeletable();
   if (!(await repo.softDeleteMetadata(ctx.db, row.id, ctx.clock.now()))) throw errors.notFound();
 }

@@ -73,7 +73,7 @@ export function registerOAuthApplicationRoutes(app: FastifyInstance): void {
         redirect_uris: text(payload, 'redirect_uris', ''),
       });
       if (!result.ok) {
-        throw errors.validation(Object.fromEntries(Object.entries(result.problems).map(([field, problem]) => [field, [problem]])));
+        throw errors.invalidFields(Object.fromEntries(Object.entries(result.problems).map(([field, problem]) => [field, [problem]])));
       }
       return reply.code(201).send({ ...applicationToApi(result.application), client_secret: result.clientSecret ?? null });
     },

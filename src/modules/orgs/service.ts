@@ -101,7 +101,7 @@ export async function createOrganization(ctx: RequestContext, payload: Payload):
     })
     .catch((error: unknown) => {
       // Another account took the name between the check and the insert.
-      if (typeof error === 'object' && error !== null && 'code' in error && error.code === '23505') throw errors.validation({ org: [`Organization ${username} already exists.`] });
+      if (typeof error === 'object' && error !== null && 'code' in error && error.code === '23505') throw errors.orgExists(username);
       throw error;
     });
   const { org, role } = await loadOrg(ctx, username);
@@ -186,15 +186,15 @@ export async function changeMembers(ctx: RequestContext, name: string, method: '
     const owners = members.filter((m) => m.role === 'owner').length;
     const next = method === 'DELETE' ? undefined : (rawRole ?? current ?? 'member');
     if (current === 'owner' && next !== 'owner' && owners <= 1) {
-      throw errors.validation({ username: [`${user.username} is the organization's last owner; make another owner first.`] });
+      throw errors.orgLastOwner(user.username);
     }
     if (method === 'DELETE') {
-      if (current === undefined) throw errors.validation({ username: [`User '${user.username}' is not a member of ${org.account.username}.`] });
+      if (current === undefined) throw errors.notOrgMember(user.username, org.account.username);
       await repo.removeOrgMember(trx, orgId, user.id);
       await repo.removeRolesEverywhere(trx, orgId, user.id);
       return;
     }
-    if (method === 'PUT' && current === undefined) throw errors.validation({ username: [`User '${user.username}' is not a member of ${org.account.username}.`] });
+    if (method === 'PUT' && current === undefined) throw errors.notOrgMember(user.username, org.account.username);
     await repo.setOrgMember(trx, orgId, user.id, next ?? 'member', now);
     if (next === 'owner') await repo.grantOwnerEverywhere(trx, orgId, user.id);
     else if (current === 'owner') await repo.removeRolesEverywhere(trx, orgId, user.id);

@@ -47,7 +47,7 @@ async function rejectHostileInput(request: FastifyRequest): Promise<void> {
     if (typeof source !== 'object' || source === null) continue;
     for (const [key, value] of Object.entries(source)) {
       const problem = key.includes('\u0000') ? 'Null characters are not allowed.' : problemIn(value);
-      if (problem !== undefined) throw errors.validation({ [key]: [problem] });
+      if (problem !== undefined) throw errors.invalidFields({ [key]: [problem] });
     }
   }
 }

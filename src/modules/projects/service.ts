@@ -113,10 +113,10 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
   if (Object.keys(fieldErrors).length || name === undefined || !owner) throw errors.invalidFields(fieldErrors);
 
   const clash = await repo.findProjectNameClash(ctx.db, owner.id, name);
-  if (clash === 'exact') throw errors.validation({ non_field_errors: [UNIQUE_SET] });
-  if (clash === 'case') throw errors.validation({ name: [`Project ${name} already exists.`] });
+  if (clash === 'exact') throw errors.projectNotUnique();
+  if (clash === 'case') throw errors.projectNameExists(name);
   if (!canAddToAccount(ctx.actor, owner.id, await orgRoleFor(ctx, owner.id))) {
-    throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${owner.username}.`] });
+    throw errors.noRightToCreateProjectIn(owner.username);
   }
   const id = await ctx.db
     .transaction()
@@ -133,12 +133,10 @@ export async function createProject(ctx: RequestContext, payload: Payload): Prom
   return projectDetail(ctx, created);
 }
 
-const UNIQUE_SET = 'The fields name, owner must make a unique set.';
-
 /** A concurrent create or rename that won the race for the name: the same 400 as the check above. */
 function uniqueNameClash(error: unknown): never {
   if (typeof error === 'object' && error !== null && 'code' in error && error.code === '23505') {
-    throw errors.validation({ non_field_errors: [UNIQUE_SET] });
+    throw errors.projectNotUnique();
   }
   throw error;
 }
@@ -227,13 +225,13 @@ export async function updateProject(ctx: RequestContext, rawId: string, payload:
   // right to add projects to the target account; editors and managers may change the rest.
   if (moving && !allows('transfer_project')) throw errors.permissionDenied();
   if (moving && !canAddToAccount(ctx.actor, newOwner.id, await orgRoleFor(ctx, newOwner.id))) {
-    throw errors.validation({ owner: [`You do not have permission to create a project in the organization ${newOwner.username}.`] });
+    throw errors.noRightToCreateProjectIn(newOwner.username);
   }
   const ownerId = newOwner?.id ?? project.owner_id;
   const finalName = name ?? project.name;
   if (finalName !== project.name || moving) {
     const clash = await repo.findProjectNameClash(ctx.db, ownerId, finalName, project.id);
-    if (clash) throw errors.validation({ non_field_errors: [UNIQUE_SET] });
+    if (clash) throw errors.projectNotUnique();
   }
   if (moving) {
     // The project's forms move with it; an id_string the target account already uses would clash.
@@ -323,20 +321,20 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
     for (const user of users) {
       const current = (await repo.projectRolesOfUsers(ctx.db, project.id, [user.id])).get(user.id);
       if (current === 'owner' && (await repo.countProjectOwners(ctx.db, project.id)) <= 1) {
-        throw errors.validation({ remove: ['Project requires at least one owner'] });
+        throw errors.projectNeedsOwner();
       }
       // The owning account keeps its project; onadata would strip it and leave the account locked out.
-      if (user.id === project.owner_id) throw errors.validation({ username: [`Cannot remove the owner (${project.owner_username}) from the project`] });
+      if (user.id === project.owner_id) throw errors.projectOwnerUnremovable(project.owner_username);
     }
   }
   // onadata lets an editor grant owner (or demote a manager); Gather caps what a sharer may
   // grant, change or remove at the sharer's own role. Removing yourself is always allowed.
   if (!removingSelf) {
     const ownRank = visible.role === undefined ? -1 : ROLES.indexOf(visible.role);
-    if (!remove && ROLES.indexOf(role) > ownRank) throw errors.permissionDenied('You cannot give a role higher than your own.');
+    if (!remove && ROLES.indexOf(role) > ownRank) throw errors.projectRoleAboveOwn();
     const current = await repo.projectRolesOfUsers(ctx.db, project.id, users.map((u) => u.id));
     if ([...current.values()].some((r) => ROLES.indexOf(r) > ownRank)) {
-      throw errors.permissionDenied('You cannot change the role of a user whose role is higher than your own.');
+      throw errors.projectRoleOfHigherUser();
     }
   }
   await ctx.db.transaction().execute(async (trx) => {
@@ -374,7 +372,7 @@ export async function addProjectLabels(ctx: RequestContext, rawId: string, paylo
   const { project } = await requireProject(ctx, rawId, 'add_project');
   const tags = parseTags(payload['tags']);
   // taggit's limit; a longer tag would also overflow the tag index (a 500 on PostgreSQL).
-  if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw errors.validation({ tags: [`Ensure each tag has no more than ${MAX_TAG_LENGTH} characters.`] });
+  if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw errors.tagTooLong(MAX_TAG_LENGTH);
   if (tags.length) await repo.addProjectTags(ctx.db, project.id, tags);
   return { status: tags.length ? 201 : 200, tags: (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [] };
 }
@@ -389,7 +387,7 @@ export async function removeProjectLabel(ctx: RequestContext, rawId: string, tag
 // ---------------------------------------------------------------- stars
 
 async function loadForStar(ctx: RequestContext, rawId: string): Promise<repo.ProjectRow> {
-  const id = parseObjectId(ctx, rawId, 'Invalid value for project_id. It must be a positive integer.');
+  const id = parseObjectId(ctx, rawId, errors.projectIdInvalid);
   const project = await repo.findLiveProject(ctx.db, id);
   if (!project) throw errors.notFound();
   return project;

@@ -16,8 +16,6 @@ const KNOWN_NAMES = ['f2dhis2', 'generic_json', 'generic_xml', 'bamboo', 'textit
 /** What this server can deliver. */
 export const SUPPORTED_NAMES: readonly string[] = ['generic_json', 'generic_xml'];
 
-const UNIQUE = 'The fields xform, name, service_url must make a unique set.';
-
 function parseId(raw: string): number {
   if (!/^\d{1,9}$/.test(raw)) throw errors.notFound();
   return Number(raw);
@@ -110,7 +108,7 @@ async function loadManagedForm(ctx: RequestContext, formRef: string): Promise<Fo
   try {
     visible = await requireForm(ctx, formRef, 'view_xform');
   } catch {
-    throw errors.validation({ xform: [`Invalid pk "${formRef}" - object does not exist.`] });
+    throw errors.xformDoesNotExist(formRef);
   }
   requireFormPermission(visible, 'add_xform');
   return visible;
@@ -129,7 +127,7 @@ export async function createRestService(ctx: RequestContext, body: unknown): Pro
     secretSealed: fields.secret ? ctx.sealer.seal(fields.secret) : null,
     sendUpdates: fields.sendUpdates ?? false,
   }, actor.id, ctx.clock.now());
-  if (!row) throw errors.validation({ non_field_errors: [UNIQUE] });
+  if (!row) throw errors.restServiceNotUnique();
   return restServiceToApi(row, 0);
 }
 
@@ -149,7 +147,7 @@ export async function updateRestService(ctx: RequestContext, rawId: string, body
     secretSealed,
     sendUpdates: fields.sendUpdates ?? row.send_updates,
   }, ctx.clock.now());
-  if (!updated) throw errors.validation({ non_field_errors: [UNIQUE] });
+  if (!updated) throw errors.restServiceNotUnique();
   return getRestService(ctx, String(row.id));
 }
 

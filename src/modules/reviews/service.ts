@@ -102,8 +102,8 @@ export async function createReviews(ctx: RequestContext, body: unknown): Promise
   const actor = requireUser(ctx.actor);
   const bulk = Array.isArray(body);
   const items: unknown[] = bulk ? body : [body];
-  if (bulk && items.length === 0) throw errors.validation({ non_field_errors: ['This list may not be empty.'] });
-  if (items.length > MAX_BULK_REVIEWS) throw errors.validation({ non_field_errors: [`A list may hold at most ${MAX_BULK_REVIEWS} reviews.`] });
+  if (bulk && items.length === 0) throw errors.reviewListEmpty();
+  if (items.length > MAX_BULK_REVIEWS) throw errors.reviewListTooLong(MAX_BULK_REVIEWS);
 
   const read = items.map((item) => readReview(item, true));
   const ids = [...new Set(read.flatMap((r) => (r.input.instanceId === undefined ? [] : [r.input.instanceId])))];

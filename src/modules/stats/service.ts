@@ -20,8 +20,8 @@ function groupOf(field: string): StatsGroup {
 
 export async function submissionStats(ctx: RequestContext, rawId: string, query: StatsQuery): Promise<Array<Record<string, unknown>>> {
   const field = (query.group ?? '').trim();
-  if (!field) throw errors.badRequest('Give the field to group by: group=<field name>, e.g. group=_submission_time.');
-  if (field.length > 255) throw errors.badRequest('The group field name is too long.');
+  if (!field) throw errors.statsGroupMissing();
+  if (field.length > 255) throw errors.statsGroupTooLong();
   const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
   const name = (query.name ?? '').trim() || field;
   const rows = await countRecordsBy(ctx.db, form.id, groupOf(field), submittedBy);

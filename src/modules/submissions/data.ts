@@ -268,7 +268,7 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
  */
 export async function deleteRecords(ctx: RequestContext, rawId: string, payload: Readonly<Record<string, unknown>>): Promise<{ message: string }> {
   const actor = requireUser(ctx.actor);
-  const { form, submittedBy } = await requireForm(ctx, rawId, 'delete_submission', { denied: 'You do not have delete permissions.' });
+  const { form, submittedBy } = await requireForm(ctx, rawId, 'delete_submission', { denied: errors.noDeletePermission });
   const truthy = (value: unknown): boolean => typeof value === 'boolean' ? value : typeof value === 'string' && value.toLowerCase() === 'true';
   if (truthy(payload['permanent_delete'])) throw errors.permanentDeleteDisabled();
   const all = truthy(payload['delete_all']);
