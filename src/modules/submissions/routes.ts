@@ -12,6 +12,7 @@ import * as data from './data.ts';
 import { ownerOfFormId } from '../openrosa/service.ts';
 import { recordsGeoJson } from './geojson.ts';
 import { findFormDefinition, findLiveFormByIdString } from '../forms/repository.ts';
+import { buildFormModel } from '../../lib/form-model/model.ts';
 import { jsonSubmissionToXml, readJsonSubmission } from './json-submission.ts';
 import { receiveSubmission, type SubmissionOutcome, type SubmissionTarget } from './receive.ts';
 import { bodyLeftUnread, refuseBeforeBody, withSubmissionUpload } from './upload.ts';
@@ -41,7 +42,7 @@ async function answerJson(request: FastifyRequest, reply: FastifyReply, target: 
   const account = target.username !== undefined ? await findActiveUserByUsername(ctx.db, target.username) : isAuthenticated(ctx.actor) ? ctx.actor.user : undefined;
   const form = account && check.idString ? await findLiveFormByIdString(ctx.db, account.id, check.idString) : undefined;
   if (!form) throw errors.noMatch('XForm');
-  const rootName = String((await findFormDefinition(ctx.db, form.id)).json['name'] ?? 'data');
+  const { rootName } = buildFormModel((await findFormDefinition(ctx.db, form.id)).json);
   const xml = jsonSubmissionToXml(check.submission, { rootName, idString: form.id_string, uuid: randomUUID() });
   const outcome = await receiveSubmission(ctx, target, { xml: Buffer.from(xml), media: [] });
   // onadata turns a duplicate JSON submission into a validation error.
