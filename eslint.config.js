@@ -98,9 +98,8 @@ export default tseslint.config(
             target: './src/modules/**/!(*routes|schemas).ts',
             from: './src/http',
             // Not removed in this session: these validators read onadata's per-field 400 bodies
-            // out of loose payloads inside services, uploads arrive as the multipart parser's
-            // types, and services compute their pages' links.
-            except: ['./payload.ts', './multipart.ts', './pagination.ts'],
+            // out of loose payloads inside services.
+            except: ['./payload.ts'],
             message: 'Services do not use the HTTP layer: parse requests into typed inputs in the routes.',
           },
         ],

@@ -1,6 +1,7 @@
 // Sends a paginated list the onadata way: a page of the array, links in the Link header.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pageWindow, paginate } from './pagination.ts';
+import { pageWindow } from '../lib/pages.ts';
+import { paginate } from './pagination.ts';
 import type { CachedResponse } from './response-cache.ts';
 
 export function sendPage<T>(request: FastifyRequest, reply: FastifyReply, items: readonly T[]): FastifyReply {

@@ -3,18 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
 import { errors } from '../errors.ts';
+import type { ParsedBody, UploadedFile } from '../lib/uploaded-body.ts';
 
-export interface UploadedFile {
-  fieldName: string;
-  fileName: string;
-  contentType: string;
-  bytes: Uint8Array;
-}
-
-export interface ParsedBody {
-  fields: Record<string, unknown>;
-  files: Map<string, UploadedFile>;
-}
 
 /**
  * Text fields and files of a multipart request (or a urlencoded/JSON body's fields). The files

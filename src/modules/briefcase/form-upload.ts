@@ -4,7 +4,7 @@
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { requireUser } from '../../access/index.ts';
-import type { ParsedBody } from '../../http/multipart.ts';
+import type { ParsedBody } from '../../lib/uploaded-body.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { publishNewForm } from '../forms/publish.ts';

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../context.ts';
 import { errors, isAppError } from '../../errors.ts';
 import { anonymous, requireUser } from '../../access/index.ts';
 import { requireForm } from '../../access/load.ts';
-import type { ParsedBody } from '../../http/multipart.ts';
+import type { ParsedBody } from '../../lib/uploaded-body.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { getBlob, putBlob } from '../blobs/repository.ts';

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { requireUser } from '../../access/index.ts';
 import { grantForm, requireProject } from '../../access/load.ts';
-import type { ParsedBody } from '../../http/multipart.ts';
+import type { ParsedBody } from '../../lib/uploaded-body.ts';
 import { findActiveUserById } from '../accounts/repository.ts';
 import { listProjectMembers } from '../projects/repository.ts';
 import * as repo from './repository.ts';

@@ -13,7 +13,7 @@ import {
   type Role,
 } from '../../access/index.ts';
 import { has, parseBoolean, readBoolean, readString, type Payload } from '../../http/payload.ts';
-import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
+import type { ParsedBody, UploadedFile } from '../../lib/uploaded-body.ts';
 import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
 import { getBlob } from '../blobs/repository.ts';

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import { isAuthenticated, isMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
-import type { ParsedBody, UploadedFile } from '../../http/multipart.ts';
+import type { ParsedBody, UploadedFile } from '../../lib/uploaded-body.ts';
 import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
 import { putBlob, readBlobChunks } from '../blobs/repository.ts';
 import { parseLinkedDataset } from '../exports/linked-dataset.ts';

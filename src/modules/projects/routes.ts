@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
+import { pageLinks } from '../../http/pagination.ts';
 import { errors } from '../../errors.ts';
 import * as projects from './service.ts';
 import { addFormToProject, formsOfProject } from '../forms/project-forms.ts';
@@ -67,7 +68,8 @@ export function registerProjectRoutes(app: FastifyInstance): void {
       }),
     },
     handler: async (request, reply) => {
-      const { items, link } = await projects.listProjects(request.ctx, request.query, request.url);
+      const { items, place } = await projects.listProjects(request.ctx, request.query);
+      const link = pageLinks(request.ctx.baseUrl, request.url, place);
       if (link) reply.header('link', link);
       return reply.send(items);
     },

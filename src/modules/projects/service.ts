@@ -12,7 +12,7 @@ import {
   type Role,
 } from '../../access/index.ts';
 import { parseObjectId, requireProject, withProjectStandings, type ProjectGrant } from '../../access/load.ts';
-import { paginate, pageWindow, type PageRequest } from '../../http/pagination.ts';
+import { pageOf, pageWindow, resolvePage, type PagePlace, type PageRequest } from '../../lib/pages.ts';
 import { has, parseBoolean, readBoolean, readJsonObject, readString, type Payload } from '../../http/payload.ts';
 import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByIds, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
@@ -170,8 +170,8 @@ function defaultProjectName(owner: UserRow): string {
 
 export interface ProjectPage {
   items: Record<string, unknown>[];
-  /** The pagination Link header, when there is another page. */
-  link: string | undefined;
+  /** Where the page sits, for the pagination Link header. */
+  place: PagePlace;
 }
 
 /**
@@ -181,14 +181,13 @@ export interface ProjectPage {
 export async function listProjects(
   ctx: RequestContext,
   query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined } & PageRequest,
-  requestUrl: string,
 ): Promise<ProjectPage> {
   const window = pageWindow(query);
   const tags = parseTags(query.tags ?? query.tag ?? '');
   let ownerId: number | undefined;
   if (query.owner) {
     const owner = await findActiveUserByUsername(ctx.db, query.owner);
-    if (!owner) return { items: [], link: paginate([], window, requestUrl, ctx.baseUrl).link };
+    if (!owner) return { items: [], place: resolvePage(window, 0) };
     ownerId = owner.id;
   }
   const actorId = isAuthenticated(ctx.actor) ? ctx.actor.user.id : undefined;
@@ -198,10 +197,10 @@ export async function listProjects(
     ...(ownerId !== undefined ? { ownerId } : {}),
     ...(tags.length ? { tags } : {}),
   });
-  const { pageItems, link } = paginate(ids, window, requestUrl, ctx.baseUrl);
+  const { pageItems, place } = pageOf(ids, window);
   const rows = await repo.listProjectsByIds(ctx.db, pageItems);
   const items = await represent(ctx, await withProjectStandings(ctx, rows), 'list', ownerId !== undefined);
-  return { items, link };
+  return { items, place };
 }
 
 export async function getProject(ctx: RequestContext, rawId: string): Promise<Record<string, unknown>> {

@@ -4,7 +4,7 @@ import { errors } from '../../errors.ts';
 import { ownValue } from '../../platform/lookup.ts';
 import { isAuthenticated, requireUser } from '../../access/index.ts';
 import { requireForm } from '../../access/load.ts';
-import { pageLinks, pageWindow, resolvePage, type PageRequest } from '../../http/pagination.ts';
+import { pageWindow, resolvePage, type PagePlace, type PageRequest } from '../../lib/pages.ts';
 import { findBlob, readBlobChunks } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
 import { numericSortKeys, queryCondition, sortOrder } from './query.ts';
@@ -44,7 +44,8 @@ function nonNegative(raw: string | undefined): number | undefined {
 export interface DataPage {
   /** The JSON list's text, a chunk at a time: a large answer is read and sent a slice at a time. */
   chunks: AsyncIterable<string>;
-  link: string | undefined;
+  /** Where the page sits, when a page was asked for: the pagination Link header's source. */
+  place: PagePlace | undefined;
 }
 
 /** Records read and sent per database round trip while a list streams. */
@@ -55,7 +56,7 @@ const CHUNK = 1000;
  * streamed: the ordered ids of every match (match list) give the count and the slice; the
  * slice's records are then read CHUNK at a time as the client takes them.
  */
-export async function listRecords(ctx: RequestContext, rawId: string, query: DataQuery, requestUrl: string): Promise<DataPage> {
+export async function listRecords(ctx: RequestContext, rawId: string, query: DataQuery): Promise<DataPage> {
   const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
   const filters = recordFilters(query as Readonly<Record<string, unknown>>);
   const condition = sql`(${queryCondition(query.query)}) AND (${filters.condition})`;
@@ -64,15 +65,14 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
   const paged = query.page !== undefined || query.page_size !== undefined;
   let limit = nonNegative(query.limit);
   let offset = nonNegative(query.start) ?? 0;
-  let link: string | undefined;
+  let place: PagePlace | undefined;
   const own = submittedBy !== undefined ? { submittedBy } : {};
   const ids = await matchingIds(ctx, form.id, query, filters.key, { condition, order, ...own });
   if (paged) {
     const window = pageWindow(query);
-    const { page, last } = resolvePage(window, ids.length);
-    limit = window.size;
-    offset = (page - 1) * window.size;
-    link = pageLinks(ctx.baseUrl, requestUrl, page, last, window.size);
+    place = resolvePage(window, ids.length);
+    limit = place.size;
+    offset = (place.page - 1) * place.size;
   }
   const slice = ids.subarray(offset, limit === undefined ? undefined : offset + limit);
   const read = async (start: number): Promise<string[]> => {
@@ -98,7 +98,7 @@ export async function listRecords(ctx: RequestContext, rawId: string, query: Dat
       items = await next;
     }
   }
-  return { chunks: withBrackets(chunks()), link };
+  return { chunks: withBrackets(chunks()), place };
 }
 
 /** A streamed list's whole text (small answers only: a page of the GeoJSON view). */

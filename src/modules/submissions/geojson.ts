@@ -4,6 +4,7 @@ import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { buildFormModel } from '../../lib/form-model/model.ts';
+import type { PagePlace } from '../../lib/pages.ts';
 import { listRecords, wholeText, type DataQuery } from './data.ts';
 import { requireForm } from '../../access/load.ts';
 import { ownValue } from '../../platform/lookup.ts';
@@ -38,13 +39,13 @@ export interface GeoJsonQuery extends DataQuery {
   simple_style?: string | undefined;
 }
 
-export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: GeoJsonQuery, requestUrl: string): Promise<{ body: string; link: string | undefined }> {
+export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: GeoJsonQuery): Promise<{ body: string; place: PagePlace | undefined }> {
   const { form } = await requireForm(ctx, rawId, 'view_xform');
   const model = buildFormModel((await findFormDefinition(ctx.db, form.id)).json);
   const paths = query.geo_field ? [query.geo_field] : model.geopointPaths;
   if (paths.length === 0) throw errors.notFound();
   const extra = (query.fields ?? '').split(',').map((f) => f.trim()).filter(Boolean);
-  const page = await listRecords(ctx, rawId, { ...query, fields: undefined, page: query.page ?? '1', page_size: query.page_size ?? '1000' }, requestUrl);
+  const page = await listRecords(ctx, rawId, { ...query, fields: undefined, page: query.page ?? '1', page_size: query.page_size ?? '1000' });
   const records = JSON.parse(await wholeText(page.chunks)) as Array<Record<string, unknown>>;
   const simple = query.simple_style?.toLowerCase() === 'true';
   const features = records.map((record) => {
@@ -55,5 +56,5 @@ export async function recordsGeoJson(ctx: RequestContext, rawId: string, query: 
     const geometry = points.length === 0 ? null : simple && points.length === 1 ? points[0] : { type: 'GeometryCollection', geometries: points };
     return { type: 'Feature', geometry, properties };
   });
-  return { body: JSON.stringify({ type: 'FeatureCollection', features }), link: page.link };
+  return { body: JSON.stringify({ type: 'FeatureCollection', features }), place: page.place };
 }

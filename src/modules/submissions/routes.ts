@@ -6,6 +6,7 @@ import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { attachmentDisposition, openRosaMessage } from '../../http/conventions.ts';
 import { asPayload } from '../../http/payload.ts';
+import { pageLinks } from '../../http/pagination.ts';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import * as data from './data.ts';
@@ -168,14 +169,16 @@ export function registerDataRoutes(app: FastifyInstance): void {
       // `/api/v1/data/{pk}.geojson` arrives here with the suffix in the id.
       const geo = /^(\d+)\.geojson$/.exec(request.params.pk);
       if (geo?.[1]) {
-        const collection = await recordsGeoJson(request.ctx, geo[1], request.query, request.url);
-        if (collection.link) reply.header('link', collection.link);
+        const collection = await recordsGeoJson(request.ctx, geo[1], request.query);
+        const link = pageLinks(request.ctx.baseUrl, request.url, collection.place);
+        if (link) reply.header('link', link);
         return reply.type('application/geo+json').send(collection.body);
       }
       const download = sendSuffixedExport(request, reply);
       if (download) return download;
-      const page = await data.listRecords(request.ctx, request.params.pk, request.query, request.url);
-      if (page.link) reply.header('link', page.link);
+      const page = await data.listRecords(request.ctx, request.params.pk, request.query);
+      const link = pageLinks(request.ctx.baseUrl, request.url, page.place);
+      if (link) reply.header('link', link);
       return reply.type('application/json; charset=utf-8').send(Readable.from(page.chunks));
     },
   });
