@@ -3,8 +3,16 @@ import { detail } from './shapes.ts';
 
 export const requestErrors = {
   notAuthenticated: (challenge: string) => detail(401, 'Authentication credentials were not provided.', { 'www-authenticate': challenge }),
-  /** Credentials of a scheme that fail, with that scheme's own wording (Digest, tokens). */
-  authenticationFailed: (text: string, challenge: string) => detail(401, text, { 'www-authenticate': challenge }),
+  /** A Digest header the server cannot accept (protocol problem, stale nonce), in the checker's words. */
+  digestRefused: (problem: string, challenge: string) => detail(401, problem, { 'www-authenticate': challenge }),
+  /** An API token (`Token …`) refused; onadata words each reason. */
+  apiTokenRefused: (reason: 'unknown' | 'inactive' | 'expired') =>
+    detail(401, reason === 'inactive' ? 'User inactive or deleted.' : 'Invalid token.', { 'www-authenticate': 'Token' }),
+  /** A temporary token (header or `temp_token` parameter) refused, in onadata's words (no full stops). */
+  tempTokenRefused: (reason: 'unknown' | 'inactive' | 'expired') =>
+    detail(401, reason === 'inactive' ? 'User inactive or deleted' : reason === 'expired' ? 'Token expired' : 'Invalid token', {
+      'www-authenticate': 'TempToken',
+    }),
   tokenHeaderEmpty: (challenge: string) => detail(401, 'Invalid token header. No credentials provided.', { 'www-authenticate': challenge }),
   tokenHeaderHasSpaces: (challenge: string) =>
     detail(401, 'Invalid token header. Token string should not contain spaces.', { 'www-authenticate': challenge }),

@@ -42,9 +42,9 @@ function singleKey(credentials: string, challenge: string): string {
   return key;
 }
 
-function tokenPrincipal(result: TokenCheck, scheme: 'token' | 'temptoken', messages: Record<string, string>, challenge: string): Principal {
+function tokenPrincipal(result: TokenCheck, scheme: 'token' | 'temptoken'): Principal {
   if (result.ok) return { kind: 'user', user: result.user, scheme };
-  throw errors.authenticationFailed(messages[result.reason] ?? 'Invalid token.', challenge);
+  throw scheme === 'token' ? errors.apiTokenRefused(result.reason) : errors.tempTokenRefused(result.reason);
 }
 
 export const tokenAuthenticator: Authenticator = {
@@ -52,12 +52,7 @@ export const tokenAuthenticator: Authenticator = {
   challenge: () => 'Token',
   async authenticate(deps, attempt) {
     const key = singleKey(attempt.credentials, 'Token');
-    return tokenPrincipal(
-      await checkApiToken(deps, key),
-      'token',
-      { unknown: 'Invalid token.', inactive: 'User inactive or deleted.' },
-      'Token',
-    );
+    return tokenPrincipal(await checkApiToken(deps, key), 'token');
   },
 };
 
@@ -66,12 +61,7 @@ export const tempTokenAuthenticator: Authenticator = {
   challenge: () => 'TempToken',
   async authenticate(deps, attempt) {
     const key = singleKey(attempt.credentials, 'TempToken');
-    return tokenPrincipal(
-      await checkTempToken(deps, key),
-      'temptoken',
-      { unknown: 'Invalid token', inactive: 'User inactive or deleted', expired: 'Token expired' },
-      'TempToken',
-    );
+    return tokenPrincipal(await checkTempToken(deps, key), 'temptoken');
   },
 };
 
@@ -80,12 +70,7 @@ export const tempTokenAuthenticator: Authenticator = {
  * same checks and 401 bodies as the TempToken header.
  */
 export async function authenticateTempTokenParameter(deps: AppDeps, key: string): Promise<Principal> {
-  return tokenPrincipal(
-    await checkTempToken(deps, key),
-    'temptoken',
-    { unknown: 'Invalid token', inactive: 'User inactive or deleted', expired: 'Token expired' },
-    'TempToken',
-  );
+  return tokenPrincipal(await checkTempToken(deps, key), 'temptoken');
 }
 
 /**
@@ -152,9 +137,9 @@ export function digestAuthenticator(deps: AppDeps): Authenticator {
         case 'locked':
           throw errors.throttled(result.retryAfterSeconds);
         case 'stale':
-          throw errors.authenticationFailed(result.detail, challenge(true));
+          throw errors.digestRefused(result.detail, challenge(true));
         case 'protocol':
-          throw errors.authenticationFailed(result.detail, challenge());
+          throw errors.digestRefused(result.detail, challenge());
         case 'invalid':
           throw errors.wrongPasswordWithAttemptsLeft(result.remaining, lockoutMinutes, challenge());
       }
