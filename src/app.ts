@@ -8,9 +8,13 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AppDeps } from './context.ts';
 import { installConventions, stripFormatSuffix } from './http/conventions.ts';
-import { AuthenticatorRegistry, defaultAuthenticators } from './http/authenticate.ts';
+import { AuthenticatorRegistry } from './http/authenticate.ts';
+import type { CredentialChecks } from './http/credentials.ts';
 import { installBodyIdleTimeout, serverTimeoutOptions } from './http/timeouts.ts';
-import { authenticateSession, installSessionReplies } from './http/session-auth.ts';
+import { installSessionReplies } from './http/session-auth.ts';
+import { checkApiToken, checkPassword, checkTempToken } from './modules/auth/service.ts';
+import { digestChecker } from './modules/auth/digest-service.ts';
+import { checkBearerToken, sessionUser } from './modules/oauth/service.ts';
 import { registerWebAppRoutes } from './http/web-app.ts';
 import { WEB_FORM_PAGES } from './modules/webforms/urls.ts';
 import { registerSessionRoutes } from './modules/auth/session-routes.ts';
@@ -87,7 +91,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  installConventions(app, deps, new AuthenticatorRegistry(defaultAuthenticators(deps), authenticateSession));
+  installConventions(app, deps, new AuthenticatorRegistry(deps, credentialChecks(deps)));
   installSessionReplies(app);
   registerMetaRoutes(app);
   registerAccountRoutes(app);
@@ -111,4 +115,16 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
   registerWebAppRoutes(app, WEB_FORM_PAGES);
   app.addMethodNotAllowedRoutes();
   return app;
+}
+
+/** The auth and OAuth modules' credential checks, handed to src/http's authenticators. */
+function credentialChecks(deps: AppDeps): CredentialChecks {
+  return {
+    apiToken: checkApiToken,
+    tempToken: checkTempToken,
+    password: checkPassword,
+    bearerToken: checkBearerToken,
+    sessionUser,
+    digest: digestChecker(deps),
+  };
 }

@@ -4,11 +4,8 @@
 import type { AppDeps } from '../context.ts';
 import { errors } from '../errors.ts';
 import { anonymous, type Principal } from '../access/principal.ts';
-import { checkApiToken, checkPassword, checkTempToken, type TokenCheck } from '../modules/auth/service.ts';
-import { checkBearerToken } from '../modules/oauth/service.ts';
-import { checkDigest, standInDigestSecrets, type DigestState } from '../modules/auth/digest-service.ts';
-import { DigestNonces, NonceCounts } from '../modules/auth/digest.ts';
-import type { SessionAttempt } from './session-auth.ts';
+import type { CredentialChecks, DigestChecker, TokenCheck } from './credentials.ts';
+import { authenticateSession, type SessionAttempt } from './session-auth.ts';
 
 export interface AuthAttempt {
   /** Everything after the scheme keyword, untrimmed. */
@@ -47,53 +44,48 @@ function tokenPrincipal(result: TokenCheck, scheme: 'token' | 'temptoken'): Prin
   throw scheme === 'token' ? errors.apiTokenRefused(result.reason) : errors.tempTokenRefused(result.reason);
 }
 
-export const tokenAuthenticator: Authenticator = {
+const tokenAuthenticator = (checks: CredentialChecks): Authenticator => ({
   keyword: 'token',
   challenge: () => 'Token',
   async authenticate(deps, attempt) {
     const key = singleKey(attempt.credentials, 'Token');
-    return tokenPrincipal(await checkApiToken(deps, key), 'token');
+    return tokenPrincipal(await checks.apiToken(deps, key), 'token');
   },
-};
+});
 
-export const tempTokenAuthenticator: Authenticator = {
+const tempTokenPrincipal = (result: TokenCheck): Principal => tokenPrincipal(result, 'temptoken');
+
+const tempTokenAuthenticator = (checks: CredentialChecks): Authenticator => ({
   keyword: 'temptoken',
   challenge: () => 'TempToken',
   async authenticate(deps, attempt) {
-    const key = singleKey(attempt.credentials, 'TempToken');
-    return tokenPrincipal(await checkTempToken(deps, key), 'temptoken');
+    return tempTokenPrincipal(await checks.tempToken(deps, singleKey(attempt.credentials, 'TempToken')));
   },
-};
-
-/**
- * A temporary token given as the `temp_token` query parameter, on the routes that accept one: the
- * same checks and 401 bodies as the TempToken header.
- */
-export async function authenticateTempTokenParameter(deps: AppDeps, key: string): Promise<Principal> {
-  return tokenPrincipal(await checkTempToken(deps, key), 'temptoken');
-}
+});
 
 /**
  * OAuth 2 access tokens. An unknown, expired or revoked token gets 401 here, where onadata
  * (django-oauth-toolkit) would quietly treat the request as anonymous.
  */
-export const bearerAuthenticator: Authenticator = {
+const bearerAuthenticator = (checks: CredentialChecks): Authenticator => ({
   keyword: 'bearer',
   challenge: () => 'Bearer realm="Gather"',
   async authenticate(deps, attempt) {
-    const challenge = this.challenge();
+    const challenge = 'Bearer realm="Gather"';
     const key = singleKey(attempt.credentials, challenge);
-    const result = await checkBearerToken(deps, key);
+    const result = await checks.bearerToken(deps, key);
     if (result.ok) return { kind: 'user', user: result.user, scheme: 'bearer' };
     throw errors.accessTokenRefused(result.reason === 'inactive', challenge);
   },
-};
+});
 
-export const basicAuthenticator: Authenticator = {
+const BASIC_CHALLENGE = 'Basic realm="Gather"';
+
+const basicAuthenticator = (checks: CredentialChecks): Authenticator => ({
   keyword: 'basic',
-  challenge: () => 'Basic realm="Gather"',
+  challenge: () => BASIC_CHALLENGE,
   async authenticate(deps, attempt) {
-    const challenge = this.challenge();
+    const challenge = BASIC_CHALLENGE;
     const encoded = attempt.credentials.trim();
     if (!encoded || /\s/.test(encoded)) {
       throw errors.basicHeaderEmpty(challenge);
@@ -103,30 +95,25 @@ export const basicAuthenticator: Authenticator = {
     if (colon < 0) {
       throw errors.basicHeaderNotBase64(challenge);
     }
-    const result = await checkPassword(deps, decoded.slice(0, colon), decoded.slice(colon + 1), attempt.ip);
+    const result = await checks.password(deps, decoded.slice(0, colon), decoded.slice(colon + 1), attempt.ip);
     if (result.ok) return { kind: 'user', user: result.user, scheme: 'basic' };
     if (result.reason === 'locked') throw errors.throttled(result.retryAfterSeconds);
     throw errors.wrongPassword(challenge);
   },
-};
+});
 
 /**
  * HTTP Digest (RFC 7616; MD5 or MD5-sess, qop="auth"), for ODK Collect and Briefcase. One per app:
  * it holds the nonce key (from SECRET_KEY) and this process's nonce-count windows.
  */
-export function digestAuthenticator(deps: AppDeps): Authenticator {
-  const state: DigestState = {
-    nonces: new DigestNonces(deps.config.secretKey, deps.config.digestRealm),
-    counts: new NonceCounts(),
-    standInSecrets: standInDigestSecrets(deps.sealer),
-  };
-  const challenge = (stale = false): string => state.nonces.challenge(deps.clock.now().getTime(), stale);
+function digestAuthenticator(deps: AppDeps, digest: DigestChecker): Authenticator {
+  const challenge = (stale = false): string => digest.challenge(deps.clock.now().getTime(), stale);
   const lockoutMinutes = Math.floor(deps.config.lockoutSeconds / 60);
   return {
     keyword: 'digest',
     challenge: () => challenge(),
     async authenticate(requestDeps, attempt) {
-      const result = await checkDigest(requestDeps, state, {
+      const result = await digest.check(requestDeps, {
         credentials: attempt.credentials,
         method: attempt.method ?? '',
         uri: attempt.uri ?? '',
@@ -149,17 +136,27 @@ export function digestAuthenticator(deps: AppDeps): Authenticator {
 
 export class AuthenticatorRegistry {
   readonly #byKeyword = new Map<string, Authenticator>();
-  /** Requests without an Authorization header: the browser session cookie (session-auth.ts). */
-  readonly #session: ((deps: AppDeps, attempt: SessionAttempt) => Promise<Principal>) | undefined;
+  /** The modules' checks, handed in by src/app.ts; the session cookie's (session-auth.ts) among them. */
+  readonly #checks: CredentialChecks;
 
-  constructor(authenticators: readonly Authenticator[], session?: (deps: AppDeps, attempt: SessionAttempt) => Promise<Principal>) {
+  /** Every scheme, Digest's challenge the default one, and the browser session. */
+  constructor(deps: AppDeps, checks: CredentialChecks) {
+    const authenticators = [digestAuthenticator(deps, checks.digest), basicAuthenticator(checks), tempTokenAuthenticator(checks), tokenAuthenticator(checks), bearerAuthenticator(checks)];
     for (const a of authenticators) this.#byKeyword.set(a.keyword, a);
-    this.#session = session;
+    this.#checks = checks;
   }
 
   /** Challenge for a 401 on a request that presented no usable credentials. */
   defaultChallenge(): string {
-    return (this.#byKeyword.get('digest') ?? basicAuthenticator).challenge();
+    return this.#byKeyword.get('digest')?.challenge() ?? BASIC_CHALLENGE;
+  }
+
+  /**
+   * A temporary token given as the `temp_token` query parameter, on the routes that accept one:
+   * the same checks and 401 bodies as the TempToken header.
+   */
+  async authenticateTempTokenParameter(deps: AppDeps, key: string): Promise<Principal> {
+    return tempTokenPrincipal(await this.#checks.tempToken(deps, key));
   }
 
   /** The challenge to send with a 401 given the scheme the request used (if any). */
@@ -177,7 +174,7 @@ export class AuthenticatorRegistry {
   ): Promise<Principal> {
     if (!header) {
       const { headers, baseUrl } = request ?? {};
-      return this.#session && request && headers && baseUrl ? this.#session(deps, { method: request.method, uri: request.uri, headers, baseUrl }) : anonymous;
+      return request && headers && baseUrl ? authenticateSession(deps, this.#checks, { method: request.method, uri: request.uri, headers, baseUrl }) : anonymous;
     }
     const trimmed = header.trimStart();
     const space = trimmed.search(/\s/);
@@ -190,10 +187,4 @@ export class AuthenticatorRegistry {
       ...(request ? { method: request.method, uri: request.uri } : {}),
     });
   }
-}
-
-/** Every scheme; Digest (whose challenge then becomes the default) needs the app's dependencies. */
-export function defaultAuthenticators(deps?: AppDeps): Authenticator[] {
-  const digest = deps ? [digestAuthenticator(deps)] : [];
-  return [...digest, basicAuthenticator, tempTokenAuthenticator, tokenAuthenticator, bearerAuthenticator];
 }

@@ -7,7 +7,7 @@ import type { AppDeps, RequestContext } from '../context.ts';
 import type {} from '@fastify/swagger';
 import { AppError, errors, isAppError, type FieldErrors } from '../errors.ts';
 import { checkRouteAccess, ROUTE_ACCESS_VALUES } from '../access/index.ts';
-import { authenticateTempTokenParameter, type AuthenticatorRegistry } from './authenticate.ts';
+import type { AuthenticatorRegistry } from './authenticate.ts';
 import './fastify-types.ts';
 import { readMultipartFields } from './multipart.ts';
 
@@ -167,7 +167,7 @@ export function installConventions(app: FastifyInstance, deps: AppDeps, authenti
       baseUrl: base.baseUrl,
     });
     const urlKey = config.urlTempToken && actor.kind === 'anonymous' ? tempTokenParameter(request.query) : undefined;
-    if (urlKey !== undefined) actor = await authenticateTempTokenParameter(deps, urlKey);
+    if (urlKey !== undefined) actor = await authenticators.authenticateTempTokenParameter(deps, urlKey);
     request.ctx = { ...base, actor };
     checkRouteAccess(config.access, actor, base.challenge);
   });

@@ -9,8 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../context.ts';
 import { errors } from '../errors.ts';
 import { anonymous, type Principal } from '../access/principal.ts';
-import { browserCookies } from '../modules/oauth/cookies.ts';
-import { sessionUser } from '../modules/oauth/service.ts';
+import { browserCookies } from '../lib/browser-cookies.ts';
+import type { CredentialChecks } from './credentials.ts';
 import { constantTimeEqual } from '../platform/secrets.ts';
 
 export interface SessionAttempt {
@@ -78,11 +78,11 @@ export function checkCsrf(attempt: SessionAttempt): void {
  * anonymous when there is no cookie or it is forged, expired, or outlived a password change (as
  * Django treats a stale session). An unsafe request with a genuine session must pass the CSRF checks.
  */
-export async function authenticateSession(deps: AppDeps, attempt: SessionAttempt): Promise<Principal> {
+export async function authenticateSession(deps: AppDeps, checks: CredentialChecks, attempt: SessionAttempt): Promise<Principal> {
   if (!sessionApplies(attempt.uri)) return anonymous;
   const sealed = browserCookies(single(attempt.headers['cookie'])).session;
   if (!sealed) return anonymous;
-  const user = await sessionUser(deps, sealed);
+  const user = await checks.sessionUser(deps, sealed);
   if (!user) return anonymous;
   checkCsrf(attempt);
   // A session is a password sign-in kept in a cookie: no scheme of its own is needed downstream.

@@ -11,9 +11,9 @@ import {
   pruneDigestSecrets,
   sealDigestSecrets,
   uriMatches,
+  DigestNonces,
+  NonceCounts,
   type DigestIdentity,
-  type DigestNonces,
-  type NonceCounts,
 } from './digest.ts';
 
 export interface DigestRequest {
@@ -116,4 +116,23 @@ export function digestSecretsAfterRename(
 ): string | null {
   if (password !== undefined) return digestSecretsFor(deps, identity, password);
   return pruneDigestSecrets(deps.sealer, stored, identity);
+}
+
+/**
+ * One app's Digest machinery, for src/http's Digest authenticator: the nonce key (from
+ * SECRET_KEY) and this process's nonce-count windows.
+ */
+export function digestChecker(deps: AppDeps): {
+  challenge(now: number, stale: boolean): string;
+  check(requestDeps: AppDeps, request: DigestRequest): Promise<DigestCheck>;
+} {
+  const state: DigestState = {
+    nonces: new DigestNonces(deps.config.secretKey, deps.config.digestRealm),
+    counts: new NonceCounts(),
+    standInSecrets: standInDigestSecrets(deps.sealer),
+  };
+  return {
+    challenge: (now, stale) => state.nonces.challenge(now, stale),
+    check: (requestDeps, request) => checkDigest(requestDeps, state, request),
+  };
 }

@@ -6,20 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { constantTimeEqual } from '../../platform/secrets.ts';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../lib/browser-cookies.ts';
 import { SESSION_SECONDS } from './service.ts';
 
-const SESSION_COOKIE = 'gather_session';
-const CSRF_COOKIE = 'gather_csrf';
 const CSRF_SECONDS = 7 * 86400;
 
 function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
   return parseCookie(request.headers.cookie ?? '');
-}
-
-/** The session and CSRF cookies of a Cookie header. */
-export function browserCookies(header: string | undefined): { session: string | undefined; csrf: string | undefined } {
-  const cookies = parseCookie(header ?? '');
-  return { session: cookies[SESSION_COOKIE], csrf: cookies[CSRF_COOKIE] };
 }
 
 function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAge: number, path = '/'): void {
