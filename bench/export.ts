@@ -16,7 +16,7 @@ import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
 import { cpuSeconds, loadAverage, machineCheckMs, peakRssMb, resetPeakRss } from './_proc.ts';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type BenchServer } from './_server.ts';
 import { buildFormModel, type FormModel } from '../src/lib/form-model/model.ts';
-import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
+import { parseInstance } from '../src/lib/instance-xml.ts';
 
 const DATABASE = 'gather_bench_export';
 const PORT = 8731;

@@ -20,7 +20,7 @@ import { BENCH_FORM, benchInstance, submissionBody } from './_instances.ts';
 import { cpuSeconds, loadAverage, machineCheckMs, resetPeakRss } from './_proc.ts';
 import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startServer, type Backend, type BenchServer } from './_server.ts';
 import { buildFormModel, type FormModel } from '../src/lib/form-model/model.ts';
-import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
+import { parseInstance } from '../src/lib/instance-xml.ts';
 
 const PORT = 8741;
 const SEEDED_VIA_HTTP = 1_000;

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { BENCH_FORM, benchInstance } from './_instances.ts';
 import { convert } from '../packages/xlsform/src/index.ts';
 import { buildFormModel } from '../src/lib/form-model/model.ts';
-import { parseInstance } from '../src/modules/submissions/instance-xml.ts';
+import { parseInstance } from '../src/lib/instance-xml.ts';
 
 const VARIANTS = 1000;
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseInstance } from '../../modules/submissions/instance-xml.ts';
+import { parseInstance } from '../instance-xml.ts';
 import { buildFormModel } from '../form-model/model.ts';
 import { topLevelQuestions } from './answers.ts';
 import { planHeaders } from './header-plan.ts';

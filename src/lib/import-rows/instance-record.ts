@@ -1,12 +1,12 @@
 // The stored record of an imported row, built straight from the row's answers instead of by
 // parsing the instance XML the row also becomes. It must equal what the submission parser makes
-// of that XML (src/modules/submissions/instance-xml.ts; instance-record.test.ts compares the two
+// of that XML (src/lib/instance-xml.ts; instance-record.test.ts compares the two
 // over many generated rows), so it follows the parser's rules: slash-path keys, groups flattened,
 // repeats as arrays of objects, whitespace-only values dropped, line ends read as XML reads them,
 // integer and decimal answers as numbers. Forms where the XML would not map one element to one
 // answer (prefixed names, names used twice, a `formhub` or non-group `meta` of their own, or
 // facts read from the meta ids) are left to the parser.
-import { coerceNumeric, secondsOf, type RecordValue } from '../../modules/submissions/instance-xml.ts';
+import { coerceNumeric, secondsOf, type RecordValue } from '../instance-xml.ts';
 import type { FormModel, FormSection } from '../form-model/model.ts';
 import { answerChildren } from './answers.ts';
 

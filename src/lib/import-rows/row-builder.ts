@@ -3,7 +3,7 @@
 // submission parser would make of that instance, built in the same walk (instance-record.ts) so
 // that an import does not parse its own XML again. Values are checked first; a row with bad
 // values yields its problems (column, value) and no instance.
-import type { RecordValue } from '../../modules/submissions/instance-xml.ts';
+import type { RecordValue } from '../instance-xml.ts';
 import type { FormModel, FormNode, FormQuestion, FormSection } from '../form-model/model.ts';
 import { answerChildren } from './answers.ts';
 import type { ColumnRole, HeaderPlan, RepeatStep } from './header-plan.ts';

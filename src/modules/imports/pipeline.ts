@@ -9,7 +9,7 @@ import { planHeaders } from '../../lib/import-rows/header-plan.ts';
 import { RowBuilder, type CellProblem, type PreparedRow } from '../../lib/import-rows/row-builder.ts';
 import { problemLabel } from '../../lib/import-rows/values.ts';
 import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
-import { MALFORMED_XML, parseInstance, type SubmissionRecord } from '../submissions/instance-xml.ts';
+import { MALFORMED_XML, parseInstance, type SubmissionRecord } from '../../lib/instance-xml.ts';
 import type { RecordFacts } from '../../lib/import-rows/instance-record.ts';
 import { refreshFormCounters } from '../submissions/repository.ts';
 import * as repo from './repository.ts';

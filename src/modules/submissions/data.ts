@@ -14,7 +14,7 @@ import { parseTags } from '../shared/members.ts';
 import { sql } from 'kysely';
 import * as repo from './repository.ts';
 import { buildFormModel } from '../../lib/form-model/model.ts';
-import { parseInstance } from './instance-xml.ts';
+import { parseInstance } from '../../lib/instance-xml.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
 
 export interface DataQuery extends PageRequest {

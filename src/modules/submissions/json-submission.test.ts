@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { convert } from '../../../packages/xlsform/src/index.ts';
 import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
-import { parseInstance, type SubmissionRecord } from './instance-xml.ts';
+import { parseInstance, type SubmissionRecord } from '../../lib/instance-xml.ts';
 import {
   elementName, EMPTY_JSON_SUBMISSION, INCORRECT_FORMAT, jsonSubmissionToXml, NO_SUBMISSION_KEY, readJsonSubmission,
 } from './json-submission.ts';

@@ -14,7 +14,7 @@ import * as forms from '../forms/repository.ts';
 import { readOsmAnswers, storeOsmAnswers } from '../osm/answers.ts';
 import { attachmentContentType } from './attachment-type.ts';
 import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
-import { parseInstance, type InstanceMeta } from './instance-xml.ts';
+import { parseInstance, type InstanceMeta } from '../../lib/instance-xml.ts';
 import * as repo from './repository.ts';
 import { queueDeliveries } from '../restservices/repository.ts';
 import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';

@@ -13,9 +13,9 @@
 //
 // Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import type { FormModel, FormNode } from '../../lib/form-model/model.ts';
-import { repeatCountsOf } from '../../lib/writers/layout/repeat-counts.ts';
-import { ownValue } from '../../platform/lookup.ts';
+import type { FormModel, FormNode } from './form-model/model.ts';
+import { repeatCountsOf } from './writers/layout/repeat-counts.ts';
+import { ownValue } from '../platform/lookup.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
 export interface SubmissionRecord {

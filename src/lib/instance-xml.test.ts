@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { convert } from '../../../packages/xlsform/src/index.ts';
-import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
+import { convert } from '../../packages/xlsform/src/index.ts';
+import { buildFormModel, type FormModel } from './form-model/model.ts';
 import { coerceNumeric, EMPTY_SUBMISSION, MALFORMED_XML, parseInstance, type InstanceMeta, type SubmissionRecord } from './instance-xml.ts';
 
-const fixtures = new URL('../../../test/fixtures/submissions/', import.meta.url);
+const fixtures = new URL('../../test/fixtures/submissions/', import.meta.url);
 const LIMIT = { maxBytes: 1_000_000 };
 
 function schemaOf(form: string): FormModel {
