@@ -64,14 +64,15 @@ export function formStanding(actor: Principal, form: SharedForm, role: Role | un
   const facts: FormAccessFacts = { shared: form.shared, role };
   const userId = isAuthenticated(actor) ? actor.user.id : undefined;
   const readScope = recordReadScope({ ...facts, sharedData: form.shared_data ?? false }, userId !== undefined);
+  const writeScope = recordWriteScope(facts);
   return {
     role,
     visible: canSeeForm(facts),
     readScope,
-    writeScope: recordWriteScope(facts),
+    writeScope,
     allows: (permission) => formAllows(facts, permission),
     reads: (submittedBy) => inRecordScope(readScope, userId, submittedBy),
-    changes: (submittedBy) => userId !== undefined && inRecordScope(recordWriteScope(facts), userId, submittedBy),
+    changes: (submittedBy) => userId !== undefined && inRecordScope(writeScope, userId, submittedBy),
     mayReplace: (ownerRequireAuth, submittedBy) => userId !== undefined && mayReplaceRecord(facts, ownerRequireAuth, userId, submittedBy),
     reviews: canReviewSubmissions(facts),
   };

@@ -3,8 +3,7 @@
 // PGlite's `query()` sends parse, describe, bind, describe, execute and sync as six separate calls
 // into the WebAssembly backend, and PostgreSQL parses and plans the text every time. Here each
 // statement text is parsed once under a name (its parameter types and row shape kept); after that
-// a call is bind + execute + sync in a single buffer. On an INSERT with five parameters that is
-// 0.14 ms of CPU instead of 0.33 ms, and a submission runs a dozen such statements.
+// a call is bind + execute + sync in a single buffer (figures: bench/RESULTS.md, 2026-11-28).
 import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
