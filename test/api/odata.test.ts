@@ -351,3 +351,31 @@ test('$orderby pages follow a keyset: no record lost or repeated, nulls first as
   const byMissing = await walk('photo desc,name');
   assert.equal(new Set(byMissing.map((r) => r['__id'])).size, RECORDS);
 });
+
+test('a page or a record read again shows an edit, a review and a deletion at once', async () => {
+  const filtered = `${service}/Submissions?$filter=${encodeURIComponent('age ge 90')}&$top=10`;
+  const rows = async (): Promise<unknown[][]> =>
+    (await page(filtered)).value.map((r) => [r['__id'], r['name'], r['age'], (r['__system'] as Record<string, unknown>)['reviewState']]);
+  const uuid = randomUUID();
+  assert.equal((await postSubmission(server.app, '/bob/submission', householdXml({ uuid, name: 'Memo', age: 90 }), bob.auth)).statusCode, 201);
+  assert.deepEqual(await rows(), [[`uuid:${uuid}`, 'Memo', 90, null]]);
+  assert.deepEqual(await rows(), [[`uuid:${uuid}`, 'Memo', 90, null]]);
+
+  const edited = randomUUID();
+  assert.equal((await postSubmission(server.app, '/bob/submission', householdXml({ uuid: edited, name: 'Memo edited', age: 91, deprecated: uuid }), bob.auth)).statusCode, 201);
+  assert.deepEqual(await rows(), [[`uuid:${edited}`, 'Memo edited', 91, null]]);
+
+  const byKey = `${service}/Submissions('${encodeURIComponent(`uuid:${edited}`)}')`;
+  const one = (await page(byKey)) as unknown as Record<string, Record<string, unknown>>;
+  const recordId = Number(one['__system']?.['recordId']);
+  assert.equal(one['__system']?.['reviewState'], null);
+  const review = await server.app.inject({ method: 'POST', url: '/api/v1/submissionreview', headers: bob.auth, payload: { instance: recordId, status: '1' } });
+  assert.equal(review.statusCode, 201, review.body);
+  assert.deepEqual(await rows(), [[`uuid:${edited}`, 'Memo edited', 91, 'approved']]);
+  assert.equal(((await page(byKey)) as unknown as Record<string, Record<string, unknown>>)['__system']?.['reviewState'], 'approved');
+
+  const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${recordId}`, headers: bob.auth });
+  assert.equal(deleted.statusCode, 204, deleted.body);
+  assert.deepEqual(await rows(), []);
+  assert.equal((await get(byKey)).status, 404);
+});

@@ -9,7 +9,8 @@ import { isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
-import { pickOf, repeatRowText, submissionText, type EntityContext, type ExpandTree } from './entities.ts';
+import { pickOf, repeatRowText, type EntityContext, type ExpandTree } from './entities.ts';
+import { MEMO_PAGE, submissionWriter } from './memo.ts';
 import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
 import { findProperty, odataModelOf, parentKeyName, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
@@ -190,11 +191,14 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
     }
     return { ...base, condition, order, terms: terms.map(termText), limit, offset };
   };
+  const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
+  const pageLimit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
+  const writeRecord = submissionWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE);
   const read: ChunkReader = async (after, limit, offset) => {
     if (entity.parents.length === 0) {
       const records = await readRecords(ctx.db, scope, rowsAfter(after, limit, offset));
       return records.map((r) => ({
-        text: () => submissionText(entity, JSON.parse(r.json) as Record<string, unknown>, r, context),
+        text: () => writeRecord(r.json, r),
         token: { values: r.terms ?? [], key: [r.id] },
       }));
     }
@@ -227,13 +231,11 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
 
   if (options.skiptoken && !afterCondition(scope, terms, options.skiptoken.values, options.skiptoken.key)) throw new OptionError('$skiptoken does not belong to this query.');
   const count = options.count ? await countRows(ctx.db, scope, base) : undefined;
-  const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
-  const limit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
   const head = `{"@odata.context":${JSON.stringify(contextUrl)}${count === undefined ? '' : `,"@odata.count":${count}`},"value":[`;
   // Ordered by an answer, a chunk is the whole page: each query sorts every match once. In the
   // records' order or by a column (an index range from the keyset), chunks cost no more than a page.
   const chunked = terms.length === 0 || terms[0]?.notNull === true;
-  const pages = pageRows(read, limit, chunked ? CHUNK : limit, options.skiptoken, options.skiptoken ? 0 : options.skip);
+  const pages = pageRows(read, pageLimit, chunked ? CHUNK : pageLimit, options.skiptoken, options.skiptoken ? 0 : options.skip);
   async function* chunks(): AsyncGenerator<string> {
     yield head;
     let written = 0;
