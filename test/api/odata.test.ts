@@ -374,6 +374,17 @@ test('a page or a record read again shows an edit, a review and a deletion at on
   assert.deepEqual(await rows(), [[`uuid:${edited}`, 'Memo edited', 91, 'approved']]);
   assert.equal(((await page(byKey)) as unknown as Record<string, Record<string, unknown>>)['__system']?.['reviewState'], 'approved');
 
+  // The submitter's name is not in the record's row: a renamed submitter shows too.
+  const submitter = async (path: string): Promise<unknown[]> => (await page(path)).value.map((r) => (r['__system'] as Record<string, unknown>)['submitterName']);
+  assert.deepEqual(await submitter(filtered), ['bob']);
+  await server.deps.db.updateTable('users').set({ username: 'bob_renamed' }).where('id', '=', bob.id).execute();
+  try {
+    assert.deepEqual(await submitter(filtered), ['bob_renamed']);
+    assert.equal(((await page(byKey)) as unknown as Record<string, Record<string, unknown>>)['__system']?.['submitterName'], 'bob_renamed');
+  } finally {
+    await server.deps.db.updateTable('users').set({ username: 'bob' }).where('id', '=', bob.id).execute();
+  }
+
   const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${recordId}`, headers: bob.auth });
   assert.equal(deleted.statusCode, 204, deleted.body);
   assert.deepEqual(await rows(), []);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pickOf, submissionText, type EntityContext, type RecordMeta } from './entities.ts';
-import { EntityMemo, shapeOf, submissionWriter } from './memo.ts';
+import { EntityMemo, recordWriter, shapeOf, type StampedRecord } from './memo.ts';
 import { odataModelOf } from './model.ts';
 
 const FORM = {
@@ -27,45 +27,44 @@ function record(name: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ name, age: 30, 'grp/place': 'Kisumu', kids: [{ 'kids/kid': 'Tom' }], ...extra });
 }
 
-test('the memo gives back a text only for the same shape, stored text and columns', () => {
+test('the memo gives back a text only for the same shape, record version and columns', () => {
   const memo = new EntityMemo(1 << 20);
-  const json = record('Ann');
-  memo.remember(1, json, meta(7), 'text of 7');
-  assert.equal(memo.find(1, json, meta(7)), 'text of 7');
-  // The same record text as another string (as the next query reads it).
-  assert.equal(memo.find(1, ` ${json}`.slice(1), meta(7)), 'text of 7');
-  assert.equal(memo.find(2, json, meta(7)), undefined, 'another shape');
-  assert.equal(memo.find(1, record('Ann', { _review_status: '1' }), meta(7)), undefined, 'the stored text changed');
+  memo.remember(1, 's1', meta(7), 'text of 7');
+  assert.equal(memo.find(1, 's1', meta(7)), 'text of 7');
+  assert.equal(memo.find(2, 's1', meta(7)), undefined, 'another shape');
+  assert.equal(memo.find(1, 's2', meta(7)), undefined, 'another version of the record');
   for (const changes of [{ uuid: 'v7' }, { submitted: 'x' }, { modified: 'x' }, { submitter: 'ann' }, { submitter: null }, { edited: true }, { media_count: 1 }, { total_media: 2 }, { status: 'x' }, { version: '2' }] satisfies Array<Partial<RecordMeta>>) {
-    assert.equal(memo.find(1, json, meta(7, changes)), undefined, JSON.stringify(changes));
+    assert.equal(memo.find(1, 's1', meta(7, changes)), undefined, JSON.stringify(changes));
   }
-  assert.equal(memo.find(1, json, meta(8)), undefined, 'another record');
-  memo.remember(1, json, meta(7, { submitter: 'ann' }), 'renamed');
-  assert.equal(memo.find(1, json, meta(7)), undefined);
-  assert.equal(memo.find(1, json, meta(7, { submitter: 'ann' })), 'renamed');
+  assert.equal(memo.find(1, 's1', meta(8)), undefined, 'another record');
+  memo.remember(1, 's1', meta(7, { submitter: 'ann' }), 'renamed');
+  assert.equal(memo.find(1, 's1', meta(7)), undefined);
+  assert.equal(memo.find(1, 's1', meta(7, { submitter: 'ann' })), 'renamed');
   assert.equal(memo.size, 1);
+  memo.remember(2, 's1', meta(9), 'text of 9');
+  assert.deepEqual([...memo.entriesOf(1).keys()], [7]);
+  assert.deepEqual([...memo.entriesOf(2, [7, 9]).keys()], [9]);
 });
 
 test('the memo stays within its bytes, the least recently used out first', () => {
-  const json = record('x'.repeat(100));
   const text = 'y'.repeat(200);
   const one = new EntityMemo(1 << 20);
-  one.remember(1, json, meta(1), text);
+  one.remember(1, 's', meta(1), text);
   const entryBytes = one.bytes;
-  assert.ok(entryBytes >= 2 * (json.length + text.length));
+  assert.ok(entryBytes >= 2 * text.length);
   const memo = new EntityMemo(3 * entryBytes);
-  for (const id of [1, 2, 3]) memo.remember(1, json, meta(id), text);
+  for (const id of [1, 2, 3]) memo.remember(1, 's', meta(id), text);
   assert.equal(memo.size, 3);
-  assert.equal(memo.find(1, json, meta(1)), text); // 1 is now the most recently used
-  memo.remember(1, json, meta(4), text);
+  assert.equal(memo.find(1, 's', meta(1)), text); // 1 is now the most recently used
+  memo.remember(1, 's', meta(4), text);
   assert.equal(memo.size, 3);
   assert.ok(memo.bytes <= 3 * entryBytes);
-  assert.equal(memo.find(1, json, meta(2)), undefined, 'the least recently used went');
-  for (const id of [1, 3, 4]) assert.equal(memo.find(1, json, meta(id)), text);
+  assert.equal(memo.find(1, 's', meta(2)), undefined, 'the least recently used went');
+  for (const id of [1, 3, 4]) assert.equal(memo.find(1, 's', meta(id)), text);
   // An entity larger than the whole memo is not kept, and pushes nothing out.
-  memo.remember(1, record('z'.repeat(3 * entryBytes)), meta(5), text);
+  memo.remember(1, 's', meta(5), 'z'.repeat(3 * entryBytes));
   assert.equal(memo.size, 3);
-  assert.equal(memo.find(1, json, meta(1)), text);
+  assert.equal(memo.find(1, 's', meta(1)), text);
 });
 
 test('a shape is the same for the same model and options, and differs when either does', () => {
@@ -82,20 +81,33 @@ test('a shape is the same for the same model and options, and differs when eithe
   assert.equal(shapes.size, 6);
 });
 
-test('records written through the memo are the texts written without it, and an edit shows at once', () => {
+test('records written through the memo are the texts written without it; a record read without its text is written from it', () => {
   const memo = new EntityMemo(1 << 20);
   for (const context of [all, { expand: '*', pick: true }, { expand: new Map(), pick: pickOf([['__system', 'reviewState'], ['grp']]) }] satisfies EntityContext[]) {
-    const write = submissionWriter(model.root, context, true, memo);
     const direct = (json: string, m: RecordMeta): string => submissionText(model.root, JSON.parse(json) as Record<string, unknown>, m, context);
     const json = record('Ann');
-    assert.equal(write(json, meta(1)), direct(json, meta(1)));
-    assert.equal(write(json, meta(1)), direct(json, meta(1)));
+    const read = (stamp: string, text: string | null, changes: Partial<RecordMeta> = {}): StampedRecord => ({ ...meta(1, changes), json: text, stamp });
+    const first = recordWriter(model.root, context, true, undefined, memo);
+    assert.deepEqual(first.known, []);
+    assert.equal(first.write(read('s1', json)), direct(json, meta(1)));
+    // The next request tells the read which version it has, and writes it without its text.
+    const next = recordWriter(model.root, context, true, undefined, memo);
+    assert.deepEqual(next.known, ['1:s1']);
+    assert.ok(next.writable(read('s1', null)));
+    assert.equal(next.write(read('s1', null)), direct(json, meta(1)));
+    // A submitter renamed since: the text must be read after all.
+    assert.equal(next.writable(read('s1', null, { submitter: 'ann' })), false);
+    assert.equal(next.write(read('s1', json, { submitter: 'ann' })), direct(json, meta(1, { submitter: 'ann' })));
+    // A new version of the record (a review) comes with its text.
     const reviewed = record('Ann', { _review_status: '1' });
-    assert.equal(write(reviewed, meta(1)), direct(reviewed, meta(1)));
+    assert.equal(next.write(read('s2', reviewed)), direct(reviewed, meta(1)));
     assert.notEqual(direct(reviewed, meta(1)), direct(json, meta(1)));
-    assert.equal(write(json, meta(1, { submitter: 'ann' })), direct(json, meta(1, { submitter: 'ann' })));
+    assert.equal(recordWriter(model.root, context, true, [1], memo).known?.[0], '1:s2');
+    assert.deepEqual(recordWriter(model.root, context, true, [2], memo).known, []);
   }
   const unremembered = new EntityMemo(1 << 20);
-  submissionWriter(model.root, all, false, unremembered)(record('Ann'), meta(1));
+  const writer = recordWriter(model.root, all, false, undefined, unremembered);
+  assert.equal(writer.known, undefined);
+  writer.write({ ...meta(1), json: record('Ann'), stamp: 's1' });
   assert.equal(unremembered.size, 0);
 });

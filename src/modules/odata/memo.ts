@@ -10,18 +10,19 @@ import { submissionText, type EntityContext, type ExpandTree, type Pick, type Re
 import type { EntityModel, Property } from './model.ts';
 
 /** What the memo may hold, counted at two bytes a character (the most a string takes). */
-export const MEMO_BYTES = 8 * 1024 * 1024;
+export const MEMO_BYTES = 4 * 1024 * 1024;
 /**
  * Pages of more entities than this are written without the memo: its entities would push out
  * those of the pages read again and again, and would not all be there on the page's next read.
  */
 export const MEMO_PAGE = 1000;
-/** What an entry costs besides its two strings (the entry, its map slot, the meta object). */
-const ENTRY_BYTES = 256;
+/** What an entry costs besides its text (the entry, its map slot, its copy of the columns). */
+const ENTRY_BYTES = 320;
 
-interface Entry {
+export interface MemoEntry {
   readonly shape: number;
-  readonly json: string;
+  /** The record version's stamp (readRecords): the record's stored text is that version's. */
+  readonly stamp: string;
   readonly meta: RecordMeta;
   readonly text: string;
   readonly bytes: number;
@@ -42,9 +43,14 @@ function sameMeta(a: RecordMeta, b: RecordMeta): boolean {
   );
 }
 
+/** Whether an entry is the entity of this record version, in this shape, with these columns. */
+export function entryFits(entry: MemoEntry | undefined, shape: number, stamp: string, meta: RecordMeta): entry is MemoEntry {
+  return entry !== undefined && entry.shape === shape && entry.stamp === stamp && sameMeta(entry.meta, meta);
+}
+
 export class EntityMemo {
   /** By record id, least recently used first. */
-  private readonly entries = new Map<number, Entry>();
+  private readonly entries = new Map<number, MemoEntry>();
   private used = 0;
 
   constructor(private readonly budget: number) {}
@@ -57,26 +63,47 @@ export class EntityMemo {
     return this.entries.size;
   }
 
-  /** The text written for this record in this shape, if its stored text and columns are still those it was written from. */
-  find(shape: number, json: string, meta: RecordMeta): string | undefined {
+  /** The entries of a shape, as they are now: of the records `ids`, or all of them. */
+  entriesOf(shape: number, ids?: readonly number[]): Map<number, MemoEntry> {
+    const out = new Map<number, MemoEntry>();
+    if (ids === undefined) {
+      for (const [id, entry] of this.entries) if (entry.shape === shape) out.set(id, entry);
+    } else {
+      for (const id of ids) {
+        const entry = this.entries.get(id);
+        if (entry !== undefined && entry.shape === shape) out.set(id, entry);
+      }
+    }
+    return out;
+  }
+
+  /** The text written for this record version in this shape, if it is remembered. */
+  find(shape: number, stamp: string, meta: RecordMeta): string | undefined {
     const entry = this.entries.get(meta.id);
-    if (entry === undefined || entry.shape !== shape || entry.json !== json || !sameMeta(entry.meta, meta)) return undefined;
-    this.entries.delete(meta.id);
-    this.entries.set(meta.id, entry);
+    if (!entryFits(entry, shape, stamp, meta)) return undefined;
+    this.touch(entry);
     return entry.text;
   }
 
-  remember(shape: number, json: string, meta: RecordMeta, text: string): void {
+  /** Marks an entry (taken from entriesOf) as the most recently used, if it is still here. */
+  touch(entry: MemoEntry): void {
+    const id = entry.meta.id;
+    if (this.entries.get(id) !== entry) return;
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+  }
+
+  remember(shape: number, stamp: string, meta: RecordMeta, text: string): void {
     const known = this.entries.get(meta.id);
     if (known !== undefined) {
       this.entries.delete(meta.id);
       this.used -= known.bytes;
     }
-    const bytes = 2 * (json.length + text.length) + ENTRY_BYTES;
+    const bytes = 2 * text.length + ENTRY_BYTES;
     if (bytes > this.budget) return;
     // The columns are copied: the row they come from holds more than the entity needs.
     const { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version } = meta;
-    this.entries.set(id, { shape, json, meta: { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version }, text, bytes });
+    this.entries.set(id, { shape, stamp, meta: { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version }, text, bytes });
     this.used += bytes;
     for (const [oldId, oldest] of this.entries) {
       if (this.used <= this.budget) break;
@@ -126,16 +153,61 @@ export function shapeOf(root: EntityModel, context: EntityContext): number {
   return shape;
 }
 
-/** Writes the records' entities of one request: through the memo when `remembered`, else each one anew. */
-export function submissionWriter(root: EntityModel, context: EntityContext, remembered: boolean, memo: EntityMemo = MEMO): (json: string, meta: RecordMeta) => string {
+/** A record as read for a page: its stored text (null: not sent, see readRecords), its stamp and columns. */
+export interface StampedRecord extends RecordMeta {
+  readonly json: string | null;
+  readonly stamp: string;
+}
+
+/** How one request writes its records' entities. */
+export interface RecordWriter {
+  /**
+   * The record versions (`id:stamp`) whose entities the memo holds for this request, to be read
+   * without their stored text; undefined when the request does not use the memo.
+   */
+  readonly known: readonly string[] | undefined;
+  /** Whether `write` can write this record as it was read (else its stored text must be read first). */
+  writable(record: StampedRecord): boolean;
+  /** The record's entity; only for a record that is writable. */
+  write(record: StampedRecord): string;
+}
+
+/**
+ * The records' entities of one request, through the memo when `remembered`: `ids`, when the
+ * request reads known records (one by key), limits what it asks the memo about.
+ */
+export function recordWriter(root: EntityModel, context: EntityContext, remembered: boolean, ids?: readonly number[], memo: EntityMemo = MEMO): RecordWriter {
   const write = (json: string, meta: RecordMeta): string => submissionText(root, JSON.parse(json) as Record<string, unknown>, meta, context);
-  if (!remembered) return write;
+  if (!remembered) {
+    return {
+      known: undefined,
+      writable: (record) => record.json !== null,
+      write: (record) => {
+        if (record.json === null) throw new Error(`record ${record.id} was read without its text`);
+        return write(record.json, record);
+      },
+    };
+  }
   const shape = shapeOf(root, context);
-  return (json, meta) => {
-    const known = memo.find(shape, json, meta);
-    if (known !== undefined) return known;
-    const text = write(json, meta);
-    memo.remember(shape, json, meta, text);
-    return text;
+  // The entries are taken when the request starts: another request pushing them out of the memo
+  // meanwhile does not take away those this one was read without the stored texts of.
+  const entries = memo.entriesOf(shape, ids);
+  const known = [...entries.values()].map((entry) => `${entry.meta.id}:${entry.stamp}`);
+  return {
+    known,
+    writable: (record) => record.json !== null || entryFits(entries.get(record.id), shape, record.stamp, record),
+    write: (record) => {
+      const entry = entries.get(record.id);
+      if (entryFits(entry, shape, record.stamp, record)) {
+        memo.touch(entry);
+        return entry.text;
+      }
+      const remembered = memo.find(shape, record.stamp, record);
+      if (remembered !== undefined) return remembered;
+      if (record.json === null) throw new Error(`record ${record.id} was read without its text and is not in the memo`);
+      const text = write(record.json, record);
+      memo.remember(shape, record.stamp, record, text);
+      return text;
+    },
   };
 }

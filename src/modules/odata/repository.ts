@@ -23,7 +23,10 @@ export interface RowRead extends RowFilter {
 export interface RecordRow {
   readonly id: number;
   readonly uuid: string;
-  readonly json: string;
+  /** Null when the read was told that the caller has the record's entity for this `stamp`. */
+  readonly json: string | null;
+  /** The row version's stamp (the transaction that wrote it): any change to the record changes it. */
+  readonly stamp: string;
   readonly submitted: string;
   readonly modified: string;
   readonly submitter: string | null;
@@ -60,15 +63,30 @@ function termsColumn(read: RowRead): RawBuilder<unknown> {
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'`;
 
-export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead): Promise<RecordRow[]> {
+/** A record version as `id:stamp`, as the caller names the versions it has written (readRecords' `known`). */
+const VERSION = sql`(i.id::text || ':' || i.xmin::text)`;
+
+/**
+ * `known`: the record versions (`id:stamp`) whose entities the caller already has; their stored
+ * text, the bulk of a row, is neither read from its out-of-line storage nor sent.
+ */
+export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead, known?: readonly string[]): Promise<RecordRow[]> {
   const iso = (column: RawBuilder<unknown>) => sql<string>`to_char(${column} AT TIME ZONE 'UTC', ${sql.raw(ISO)})`;
-  const result = await sql<RecordRow>`SELECT i.id, i.uuid, i.json_text AS json,
+  const json = known === undefined || known.length === 0 ? sql`i.json_text` : sql`CASE WHEN ${VERSION} = ANY(${[...known]}::text[]) THEN NULL ELSE i.json_text END`;
+  const result = await sql<RecordRow>`SELECT i.id, i.uuid, ${json} AS json, i.xmin::text AS stamp,
       ${iso(sql`i.date_created`)} AS submitted, ${iso(sql`i.date_modified`)} AS modified,
       (SELECT username FROM users WHERE id = i.submitted_by) AS submitter,
       i.edited, i.media_count, i.total_media, i.status, i.version, ${termsColumn(read)} AS terms
     FROM instances i ${scope.joins} WHERE ${where(scope, read)}
     ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.execute(db);
   return result.rows;
+}
+
+/** Records' stored texts and stamps by `_id` (for rows read without their text). */
+export async function readRecordTexts(db: DbOrTx, ids: readonly number[]): Promise<Map<number, { json: string; stamp: string }>> {
+  const result = await sql<{ id: number; json: string; stamp: string }>`SELECT i.id, i.json_text AS json, i.xmin::text AS stamp
+    FROM instances i WHERE i.id = ANY(${[...ids]}::int[])`.execute(db);
+  return new Map(result.rows.map((r) => [r.id, { json: r.json, stamp: r.stamp }]));
 }
 
 /**

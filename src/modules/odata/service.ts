@@ -10,12 +10,12 @@ import { findFormDefinition } from '../forms/repository.ts';
 import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
 import { pickOf, repeatRowText, type EntityContext, type ExpandTree } from './entities.ts';
-import { MEMO_PAGE, submissionWriter } from './memo.ts';
+import { MEMO_PAGE, recordWriter, type RecordWriter } from './memo.ts';
 import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
 import { findProperty, odataModelOf, parentKeyName, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
 import { encodeSkipToken, OptionError, parseFeedOptions, type OrderItem, type SkipToken } from './options.ts';
-import { countRows, findRecordId, measureBatch, readRecords, readRepeatRows, type RowFilter, type RowRead } from './repository.ts';
+import { countRows, findRecordId, measureBatch, readRecords, readRecordTexts, readRepeatRows, type RecordRow, type RowFilter, type RowRead } from './repository.ts';
 import { parseResource, ResourceNotFound, type Resource } from './resource.ts';
 import { scopeOf, type Scope } from './scope.ts';
 
@@ -153,6 +153,18 @@ function readsAnswers(filter: FilterNode | undefined, orderby: readonly OrderIte
   return paths.some((p) => p[0] !== '__system' && !(p.length === 1 && p[0]?.startsWith('__')));
 }
 
+/**
+ * The records read without their stored text that the memo cannot write after all (a column such
+ * as the submitter's name changed since) with their text read now.
+ */
+async function withTexts(db: RequestContext['db'], writer: RecordWriter, records: RecordRow[]): Promise<RecordRow[]> {
+  const missing = records.filter((r) => !writer.writable(r)).map((r) => r.id);
+  if (missing.length === 0) return records;
+  const texts = await readRecordTexts(db, missing);
+  // A record gone meanwhile (its form deleted) is left out.
+  return records.flatMap((r) => (writer.writable(r) ? [r] : texts.has(r.id) ? [{ ...r, ...texts.get(r.id) }] : []));
+}
+
 /** Past any item's position: a token after every row of a record. */
 const PAST_POSITIONS = 2 ** 31 - 1;
 /** The fewest records a batch of a repeat's rows takes. */
@@ -193,12 +205,12 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   };
   const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
   const pageLimit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
-  const writeRecord = submissionWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE);
+  const writer = entity.parents.length === 0 ? recordWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE, recordId === undefined ? undefined : [recordId]) : undefined;
   const read: ChunkReader = async (after, limit, offset) => {
-    if (entity.parents.length === 0) {
-      const records = await readRecords(ctx.db, scope, rowsAfter(after, limit, offset));
+    if (writer) {
+      const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
       return records.map((r) => ({
-        text: () => writeRecord(r.json, r),
+        text: () => writer.write(r),
         token: { values: r.terms ?? [], key: [r.id] },
       }));
     }
