@@ -1,11 +1,12 @@
 // Records' entity texts as last written, for the pages that are read again and again (a
-// dashboard's filtered page, a small feed refreshed on a schedule): parsing a stored record and
-// writing its entity is most of what such a page costs the server. An entity's text is a function
-// of its form's model, the request's $select and $expand (its "shape"), the record's stored text
-// and its columns; an entry is used only when all of them are the same as when it was written, so
-// an edit, a review, a new attachment or a renamed submitter shows at once, and a deleted record
-// or one the reader may not see is never read to be looked up. Bounded by bytes, least recently
-// used first out.
+// dashboard's filtered page, a small feed refreshed on a schedule): reading a stored record,
+// parsing it and writing its entity is most of what such a page costs. An entity's text is a
+// function of its form's model, the request's $select and $expand (its "shape"), the record's
+// stored text and its columns. An entry is used only for the same shape, the same version of the
+// record's row (its stamp: the id of the transaction that wrote it, which every write to the row
+// changes) and the same columns, so an edit, a review, a new attachment or a renamed submitter
+// shows at once; a deleted record, or one the reader may not see, is never read to be looked up.
+// Bounded by bytes, least recently used first out.
 import { submissionText, type EntityContext, type ExpandTree, type Pick, type RecordMeta } from './entities.ts';
 import type { EntityModel, Property } from './model.ts';
 
@@ -202,8 +203,8 @@ export function recordWriter(root: EntityModel, context: EntityContext, remember
         memo.touch(entry);
         return entry.text;
       }
-      const remembered = memo.find(shape, record.stamp, record);
-      if (remembered !== undefined) return remembered;
+      const found = memo.find(shape, record.stamp, record);
+      if (found !== undefined) return found;
       if (record.json === null) throw new Error(`record ${record.id} was read without its text and is not in the memo`);
       const text = write(record.json, record);
       memo.remember(shape, record.stamp, record, text);
