@@ -14,6 +14,7 @@ import {
 import pg from 'pg';
 import type { Schema } from './schema.ts';
 import { PGliteDriver } from './pglite-driver.ts';
+import { PREPARED_MARKER } from './pglite-statements.ts';
 import { initialiseInChildProcess } from './pglite-init.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './dir-lock.ts';
 
@@ -74,10 +75,10 @@ pg.types.setTypeParser(1700, (value) => Number(value));
 /**
  * A hot statement whose text starts with `/* prepared:NAME *\/` is prepared once per pg connection
  * and then only bound and executed: PostgreSQL skips parsing and planning it again, which is most
- * of the cost of a small statement. (PGlite reads the marker as the comment it is.)
+ * of the cost of a small statement. Only statements whose plan suits any table size are marked:
+ * after five runs PostgreSQL may keep one generic plan for them. (On PGlite, see
+ * pglite-statements.ts.)
  */
-export const PREPARED_MARKER = /^\/\* prepared:([\w-]+) \*\//;
-
 function prepareMarkedStatements(client: pg.PoolClient): void {
   const plain = client.query.bind(client) as (...args: unknown[]) => unknown;
   const query = (...args: unknown[]): unknown => {

@@ -52,14 +52,16 @@ test('an error reaches the caller with its code, and the session goes on', async
   assert.deepEqual((await statements.run('select count(*)::int as c from t where name = $1', ['a'])).rows, [{ c: 1 }]);
 });
 
+const preparedCount = async (pg: PGlite): Promise<number> =>
+  (await pg.query<{ c: number }>('select count(*)::int as c from pg_prepared_statements')).rows[0]?.c ?? 0;
+
 test('statements past the limit are closed on the backend and prepared again when asked', async () => {
   const { pg, statements } = await open(2);
-  const count = async (): Promise<number> =>
-    (await pg.query<{ c: number }>('select count(*)::int as c from pg_prepared_statements')).rows[0]?.c ?? 0;
+  const count = (): Promise<number> => preparedCount(pg);
   const before = await count();
   for (let round = 0; round < 3; round += 1) {
     for (let k = 0; k < 5; k += 1) {
-      const { rows } = await statements.run(`select $1::int + ${k} as v`, [round]);
+      const { rows } = await statements.run(`/* prepared:limit-${k} */ select $1::int + ${k} as v`, [round]);
       assert.deepEqual(rows, [{ v: round + k }]);
     }
   }
@@ -67,9 +69,9 @@ test('statements past the limit are closed on the backend and prepared again whe
   assert.ok((await count()) - before <= 3, `prepared statements held: ${(await count()) - before}`);
 });
 
-test('a statement whose table changed shape is prepared anew after the error', async () => {
+test('a kept statement whose table changed shape is prepared anew after the error', async () => {
   const { pg, statements } = await open();
-  const select = 'select * from t where id = $1';
+  const select = '/* prepared:shape */ select * from t where id = $1';
   await statements.run('insert into t (name) values ($1)', ['a']);
   assert.equal((await statements.run(select, [1])).rows.length, 1);
   await pg.exec('alter table t add column extra text');
@@ -77,4 +79,33 @@ test('a statement whose table changed shape is prepared anew after the error', a
   await assert.rejects(statements.run(select, [1]), /cached plan must not change result type/);
   const result = await statements.run(select, [1]);
   assert.deepEqual(Object.keys(result.rows[0] as object), ['id', 'name', 'n', 'doc', 'at', 'bytes', 'extra']);
+});
+
+test('an unmarked statement is kept by no name: planned for the table as it is now, new columns seen at once', async () => {
+  const { pg, statements } = await open();
+  const before = await preparedCount(pg);
+  const select = 'select * from t where name = $1';
+  await statements.run('insert into t (name, n) values ($1, $2)', ['a', 1]);
+  for (let run = 0; run < 8; run += 1) assert.equal((await statements.run(select, ['a'])).rows.length, 1);
+  assert.equal(await preparedCount(pg), before, 'no named statement is held');
+
+  await statements.run('insert into t (name, n) select $1 || g, g from generate_series(1, 2000) g', ['x']);
+  assert.deepEqual((await statements.run(select, ['x5'])).rows.map((row) => (row as { n: number }).n), [5]);
+  assert.equal(await preparedCount(pg), before);
+
+  await pg.exec('alter table t add column extra text');
+  const result = await statements.run(select, ['a']);
+  assert.deepEqual(Object.keys(result.rows[0] as object), ['id', 'name', 'n', 'doc', 'at', 'bytes', 'extra']);
+});
+
+test('an unmarked statement whose parameter types changed is described again after the error', async () => {
+  const { pg, statements } = await open();
+  const update = 'update t set n = $1 where name = $2';
+  await statements.run('insert into t (name, n) values ($1, $2)', ['a', 1]);
+  await statements.run(update, [2, 'a']);
+  await pg.exec('alter table t alter column n type text');
+  // Bound with the integer type found at the first run, 'three' is refused once.
+  await assert.rejects(statements.run(update, ['three', 'a']), /invalid input syntax for type integer/);
+  await statements.run(update, ['three', 'a']);
+  assert.deepEqual((await statements.run('select n from t where name = $1', ['a'])).rows, [{ n: 'three' }]);
 });

@@ -1,9 +1,14 @@
-// Parameterised statements on PGlite, prepared once and then run in one exchange.
+// Parameterised statements on PGlite, each run in one exchange with the backend.
 //
 // PGlite's `query()` sends parse, describe, bind, describe, execute and sync as six separate calls
-// into the WebAssembly backend, and PostgreSQL parses and plans the text every time. Here each
-// statement text is parsed once under a name (its parameter types and row shape kept); after that
-// a call is bind + execute + sync in a single buffer (figures: bench/RESULTS.md, 2026-11-28).
+// into the WebAssembly backend. Here a call is one buffer (figures: bench/RESULTS.md, 2026-11-28).
+//
+// Only a statement marked `/* prepared:NAME */` (a hot one whose plan is the same at any table
+// size: lookups by key) is kept prepared under a name and then only bound and executed. Every
+// other statement goes through the unnamed statement and is planned afresh for the data at hand:
+// a kept statement switches to a generic plan after five runs and keeps it until its tables are
+// analysed, which nothing does on PGlite, so a plan chosen while a table was nearly empty stayed
+// in force as it grew (a project listing took 20 s instead of 0.2 s at 10,000 projects).
 import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
@@ -22,6 +27,9 @@ export interface StatementResult {
 }
 
 const { serialize } = protocol;
+
+/** Marks a statement kept prepared under a name (also on PostgreSQL, see db.ts). */
+export const PREPARED_MARKER = /^\/\* prepared:([\w-]+) \*\//;
 
 /** Statement names are unique in the process, so two sets on one session never collide. */
 let statementCounter = 0;
@@ -43,12 +51,24 @@ function parameterTypesOf(messages: BackendMessage[]): number[] {
   return description && 'dataTypeIDs' in description ? (description.dataTypeIDs as number[]) : [];
 }
 
+/** Least recently used first out, at most `limit` entries. */
+function touch<V>(map: Map<string, V>, key: string, value: V, limit: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size <= limit) return;
+  const oldest = map.keys().next().value;
+  if (oldest !== undefined) map.delete(oldest);
+}
+
 /**
- * Named statements of one PGlite session, least recently used first out. The limit bounds the
- * backend's memory when statement texts vary (IN lists of many lengths).
+ * The statements of one PGlite session: named ones (marked) least recently used first out, and
+ * the parameter types of unnamed ones. The limit bounds the backend's memory when statement texts
+ * vary (IN lists of many lengths).
  */
 export class PreparedStatements {
   readonly #statements = new Map<string, PreparedStatement>();
+  /** Parameter types of unmarked statements, as PostgreSQL inferred them at their first run. */
+  readonly #parameterTypes = new Map<string, readonly number[]>();
   /** Names evicted from the map, closed on the backend with the next exchange. */
   #toClose: string[] = [];
 
@@ -58,6 +78,45 @@ export class PreparedStatements {
   ) {}
 
   async run(text: string, parameters: readonly unknown[]): Promise<StatementResult> {
+    return PREPARED_MARKER.test(text) ? this.#runNamed(text, parameters) : this.#runUnnamed(text, parameters);
+  }
+
+  /** Parse (with the types found at the first run), bind, describe and execute in one buffer. */
+  async #runUnnamed(text: string, parameters: readonly unknown[]): Promise<StatementResult> {
+    const types = this.#parameterTypes.get(text) ?? (await this.#describeParameters(text));
+    touch(this.#parameterTypes, text, types, this.limit);
+    const values = parameters.map((value, index) => this.#serialize(value, types[index]));
+    let messages: BackendMessage[];
+    try {
+      messages = await this.pg.execProtocolStream(
+        concat([
+          serialize.parse({ name: '', text, types: [...types] }),
+          serialize.bind({ statement: '', values }),
+          serialize.describe({ type: 'P', name: '' }),
+          serialize.execute({}),
+          serialize.sync(),
+        ]),
+        { syncToFs: false },
+      );
+    } catch (error) {
+      // The types may no longer be what the tables say (a migration ran): find them again next time.
+      this.#parameterTypes.delete(text);
+      throw error;
+    }
+    await this.#syncOutsideTransaction();
+    const [result] = pgliteParse.parseResults(messages, this.pg.parsers);
+    return result ?? { rows: [] };
+  }
+
+  async #describeParameters(text: string): Promise<readonly number[]> {
+    const messages = await this.pg.execProtocolStream(
+      concat([serialize.parse({ name: '', text }), serialize.describe({ type: 'S', name: '' }), serialize.sync()]),
+      { syncToFs: false },
+    );
+    return parameterTypesOf(messages);
+  }
+
+  async #runNamed(text: string, parameters: readonly unknown[]): Promise<StatementResult> {
     const statement = this.#statements.get(text) ?? (await this.#prepare(text));
     // Most recently used last, so the map's first key is the one to evict.
     this.#statements.delete(text);
