@@ -1,6 +1,6 @@
 // Shared bench helpers: start a real Gather server process on a backend, wait for it, stop it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,25 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * The environment and node flags `npm start` runs the server with (package.json's start script:
+ * `NAME=value … node --flag … bin/gather.js start`), so that a bench measures what users run.
+ */
+function npmStartSettings(): { env: Record<string, string>; nodeArgs: string[] } {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = (manifest.scripts['start'] ?? '').trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let at = 0;
+  for (; /^[A-Z_]+=/.test(words[at] ?? ''); at += 1) {
+    const [name = '', ...value] = (words[at] ?? '').split('=');
+    env[name] = value.join('=');
+  }
+  if (words[at] !== 'node') throw new Error(`package.json's start script is not "… node … bin/gather.js start": ${manifest.scripts['start']}`);
+  const nodeArgs: string[] = [];
+  for (at += 1; (words[at] ?? '').startsWith('--'); at += 1) nodeArgs.push(words[at] ?? '');
+  return { env, nodeArgs };
+}
+
 export async function startServer(
   backend: Backend,
   port: number,
@@ -48,7 +67,8 @@ export async function startServer(
   options: { keepDatabase?: string } = {},
 ): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gather-bench-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
+  const asStarted = npmStartSettings();
+  const env: NodeJS.ProcessEnv = { ...process.env, ...asStarted.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extraEnv };
   delete env['DATABASE_URL'];
   let dbName: string | undefined;
   const kept = options.keepDatabase;
@@ -71,7 +91,7 @@ export async function startServer(
     url.pathname = `/${dbName}`;
     env['DATABASE_URL'] = url.toString();
   }
-  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...asStarted.nodeArgs, ...nodeArgs, join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
