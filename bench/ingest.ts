@@ -49,14 +49,14 @@ function treeCpuMs(root: number): number {
 }
 
 /** The server's PostgreSQL database, read from its environment (unset on PGlite). */
-function serverDatabase(pid: number): string | undefined {
+export function serverDatabase(pid: number): string | undefined {
   const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   const url = environ.find((v) => v.startsWith('DATABASE_URL='))?.slice('DATABASE_URL='.length);
   return url ? decodeURIComponent(new URL(url).pathname.slice(1)) : undefined;
 }
 
 /** CPU milliseconds per backend pid of the database (backends of the local server only). */
-async function backendCpu(database: string | undefined): Promise<Map<number, number>> {
+export async function backendCpu(database: string | undefined): Promise<Map<number, number>> {
   const cpu = new Map<number, number>();
   if (!database) return cpu;
   const client = new pg.Client({ connectionString: POSTGRES_SERVER });
@@ -71,7 +71,7 @@ async function backendCpu(database: string | undefined): Promise<Map<number, num
 }
 
 /** Backend CPU used between two snapshots; backends that appeared meanwhile count in full. */
-function backendCpuUsed(before: Map<number, number>, after: Map<number, number>): number {
+export function backendCpuUsed(before: Map<number, number>, after: Map<number, number>): number {
   let total = 0;
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;

@@ -1,9 +1,10 @@
-// `npm run bench -- restservices [count] [--pglite]`: OpenRosa ingest of the bench form at
-// concurrency 32 without a REST service, then (on a fresh server) with one generic_json service
-// pointing at a local receiver: submissions/s both ways, server CPU per submission, and the delay
-// from each submission's 201 to its record reaching the receiver (p50/p99). Targets (issue 22):
-// ingest within 15% of the run without the service, p99 delay ≤ 2 s. Then, with the service, 100
-// submissions one at a time: the delay when the dispatcher is idle and must be woken.
+// `npm run bench -- restservices [count] [--pglite] [--node-options FLAGS]`: OpenRosa ingest of
+// the bench form at concurrency 32 without a REST service, then (on a fresh server) with one
+// generic_json service pointing at a local receiver: submissions/s both ways, server and database
+// CPU per submission, and the delay from each submission's 201 to its record reaching the receiver
+// (p50/p99). Targets (issue 22): ingest within 15% of the run without the service, p99 delay
+// ≤ 2 s. Then, with the service, 100 submissions one at a time: the delay when the dispatcher is
+// idle and must be woken.
 // On PostgreSQL it also times the claim a worker makes with 70,000 retries waiting: in the jobs
 // table (one job per record, in back-off) against the REST service queue (one service in back-off).
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { createAccount, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
 import { benchInstance, submissionBody, publishBenchForm } from './_instances.ts';
 import { cpuSeconds, loadAverage } from './_proc.ts';
+import { backendCpu, backendCpuUsed, serverDatabase } from './ingest.ts';
 
 const CONCURRENCY = 32;
 
@@ -144,6 +146,10 @@ function percentile(sorted: number[], p: number): number {
 
 export async function main(args: string[]): Promise<void> {
   const total = Number(args.find((a) => /^\d+$/.test(a)) ?? 10_000);
+  // `--node-options '--cpu-prof --cpu-prof-dir=/tmp/prof'`: flags for the server's node (on its
+  // command line: NODE_OPTIONS refuses --cpu-prof).
+  const nodeOptionsIndex = args.indexOf('--node-options');
+  const serverNodeArgs = nodeOptionsIndex >= 0 ? (args[nodeOptionsIndex + 1] ?? '').split(/\s+/).filter((a) => a !== '') : [];
   const backends: Backend[] = [];
   if (await postgresAvailable()) backends.push('postgres');
   if (args.includes('--pglite') || backends.length === 0) backends.push('pglite');
@@ -155,7 +161,7 @@ export async function main(args: string[]): Promise<void> {
   for (const backend of backends) {
     for (const withService of [false, true]) {
       const receiver = await startReceiver();
-      const server = await startServer(backend, port++, { ALLOW_PRIVATE_URLS: 'true' });
+      const server = await startServer(backend, port++, { ALLOW_PRIVATE_URLS: 'true' }, serverNodeArgs);
       try {
         const pid = server.process.pid ?? 0;
         const token = await createAccount(server.baseUrl, 'benchuser');
@@ -169,6 +175,8 @@ export async function main(args: string[]): Promise<void> {
           if (res.status !== 201) throw new Error(`service not created: ${res.status} ${await res.text()}`);
         }
         const acks = new Map<string, number>();
+        const database = serverDatabase(pid);
+        const dbBefore = await backendCpu(database);
         const cpuBefore = cpuSeconds(pid);
         const r = await ingest(server.baseUrl, token, total, acks);
         let delays: number[] = [];
@@ -179,6 +187,7 @@ export async function main(args: string[]): Promise<void> {
         }
         // Server CPU over the ingest and, with the service, until the last delivery.
         const serverMs = (cpuSeconds(pid) - cpuBefore) * 1000;
+        const dbMs = backendCpuUsed(dbBefore, await backendCpu(database));
         const received = receiver.arrivals.size;
         const deliveries = receiver.deliveries();
         if (withService) {
@@ -188,7 +197,7 @@ export async function main(args: string[]): Promise<void> {
         loads.push(`${backend} ${withService ? 'with' : 'without'}: ${loadAverage()}`);
         rows.push([
           backend, withService ? 'generic_json' : 'none', CONCURRENCY, total, r.ok, r.failures, r.seconds.toFixed(1), Math.round(r.rate),
-          (serverMs / total).toFixed(3),
+          (serverMs / total).toFixed(3), database ? (dbMs / total).toFixed(3) : '-',
           withService ? received : '-', withService ? deliveries : '-',
           withService ? percentile(delays, 50).toFixed(0) : '-', withService ? percentile(delays, 99).toFixed(0) : '-',
         ]);
@@ -205,10 +214,10 @@ export async function main(args: string[]): Promise<void> {
   }
   console.log(`\nrestservices: OpenRosa ingest of bench_household at concurrency ${CONCURRENCY}, ${total} per row, without and with one generic_json service (local receiver)\n`);
   printTable(
-    ['backend', 'service', 'concurrency', 'sent', '201s', 'failures', 'seconds', 'subs/s', 'server CPU ms/sub', 'records received', 'deliveries', 'ack→delivery p50 ms', 'p99 ms'],
+    ['backend', 'service', 'concurrency', 'sent', '201s', 'failures', 'seconds', 'subs/s', 'server CPU ms/sub', 'database CPU ms/sub', 'records received', 'deliveries', 'ack→delivery p50 ms', 'p99 ms'],
     rows,
   );
-  console.log(`\nserver CPU ms/sub includes, with the service, the deliveries until the last one arrived.`);
+  console.log(`\nserver and database CPU ms/sub include, with the service, the deliveries until the last one arrived.`);
   console.log('\nLow load (an idle dispatcher, woken by the queued record rather than at its next 250 ms look):');
   for (const line of trickles) console.log(line);
   for (const line of claims) console.log(line);
