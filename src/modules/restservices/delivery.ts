@@ -17,15 +17,14 @@
 // before the removal sends that record again (same X-Gather-Delivery id) after the restart.
 // Idle loops sleep pollMs between looks, or less when woken by records queued (wakeup.ts).
 import { randomBytes } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../context.ts';
 import { claimantName, claimIsAbandoned } from '../../jobs/claimant.ts';
 import type { JobLog } from '../../jobs/log.ts';
 import { guardedAgent } from '../../platform/remote-fetch.ts';
-import { recordTextsByIds } from '../submissions/repository.ts';
+import { recordTextsById } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
-import { postDelivery, type DeliveryResult } from './sender.ts';
+import { deliveryTarget, postDelivery, type DeliveryResult } from './sender.ts';
 import { watchQueued } from './wakeup.ts';
 
 /** Records read per query. */
@@ -69,8 +68,6 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
   const baseUrl = config.baseUrl ?? `http://${config.host}:${config.port}`;
   const agent = guardedAgent({ allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, connections: PARALLEL });
   const shutdown = new AbortController();
-  // Every delivery in flight listens to it: up to concurrency × PARALLEL at once.
-  setMaxListeners(Math.max(10, concurrency * PARALLEL + 10), shutdown.signal);
   let stopped = false;
   let sleepers = new Set<() => void>();
 
@@ -140,11 +137,13 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
       if (stopped) return;
       stopped = true;
       shutdown.abort();
+      // Fails the deliveries in flight at once; their senders see the abort and leave them queued.
+      const closing = agent.destroy();
       await stopWatching();
       wake();
       await loops.catch(() => undefined);
       await repo.releaseServices(deps.db, claimant).catch((error: unknown) => options.log('error', 'REST service deliveries: could not release services', error));
-      await agent.close();
+      await closing;
     },
   };
 }
@@ -183,6 +182,7 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const limit = probing ? 1 : BATCH;
   const secret = service.secret_sealed === null ? null : deps.sealer.open(service.secret_sealed);
   const contentType = service.name === 'generic_xml' ? 'application/xml' : 'application/json';
+  const target = deliveryTarget(service.service_url);
   const startedAt = Date.now();
 
   const ready: Ready[] = [];
@@ -263,9 +263,9 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
         continue;
       }
       const { queued: q, body } = item;
-      const result = await postDelivery(ctx.agent, {
-        url: service.service_url, body, contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
-      }, ctx.signal);
+      const result = await postDelivery(ctx.agent, target, {
+        body, contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
+      });
       if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
       if (result.ok) {
         done.push(q.id);
@@ -303,11 +303,5 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
 /** Each record's body: its JSON as the data API shows it, or its submitted XML. */
 async function loadBodies(deps: AppDeps, service: repo.ClaimedService, ids: readonly number[], baseUrl: string): Promise<Map<number, string>> {
   if (service.name === 'generic_xml') return repo.recordXmls(deps.db, service.form_id, ids);
-  const texts = await recordTextsByIds(deps.db, service.form_id, baseUrl, ids);
-  const bodies = new Map<number, string>();
-  for (const text of texts) {
-    const id = (JSON.parse(text) as { _id?: unknown })._id;
-    if (typeof id === 'number') bodies.set(id, text);
-  }
-  return bodies;
+  return recordTextsById(deps.db, service.form_id, baseUrl, ids);
 }

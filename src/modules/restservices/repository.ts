@@ -27,8 +27,18 @@ export const QUEUED_CHANNEL = 'gather_rest_outbox';
  * serialise a burst's commits).
  */
 function eventNotifyingIdle(serviceId: RawBuilder<unknown>, event: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`CASE WHEN EXISTS (SELECT 1 FROM rest_service_outbox o WHERE o.service_id = ${serviceId}) THEN ${event}
+  return sql`CASE WHEN ${anyQueued(serviceId)} THEN ${event}
     ELSE (SELECT ${event} FROM pg_notify(${sql.lit(QUEUED_CHANNEL)}, '')) END`;
+}
+
+/**
+ * Whether the service has a queued record: a probe of the queue's index from its newest end. The
+ * removed deliveries leave their index entries at the oldest end until a vacuum (tens of thousands
+ * after a burst), and a probe from there steps over all of them; the newest entry is one still
+ * queued whenever the service is busy.
+ */
+function anyQueued(serviceId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT o.id FROM rest_service_outbox o WHERE o.service_id = ${serviceId} ORDER BY o.id DESC LIMIT 1) IS NOT NULL`;
 }
 
 /**
@@ -136,7 +146,7 @@ export async function claimDueService(trx: Tx, now: Date, lockedBy: string, lock
       WHERE (c.retry_after IS NULL OR c.retry_after <= ${now}::timestamptz)
         AND (c.locked_until IS NULL OR c.locked_until < ${now}::timestamptz)
         -- A probe of the queue's index per service: as EXISTS, the planner may hash the whole queue.
-        AND (SELECT o.id FROM rest_service_outbox o WHERE o.service_id = c.id ORDER BY o.id LIMIT 1) IS NOT NULL
+        AND ${anyQueued(sql.ref('c.id'))}
       ORDER BY c.last_attempt_at NULLS FIRST, c.id
       LIMIT 1 FOR UPDATE OF c SKIP LOCKED)
     RETURNING s.id, s.form_id, s.name, s.service_url, s.secret_sealed, s.attempts`.execute(trx);

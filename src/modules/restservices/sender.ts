@@ -1,6 +1,6 @@
 // One delivery: a record POSTed to a service's URL, signed when the service has a secret.
 import { createHmac } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { DeliveryEvent } from './repository.ts';
 
 export const SIGNATURE_HEADER = 'x-gather-signature';
@@ -16,7 +16,6 @@ export function signDelivery(secret: string, timestamp: string, body: string): s
 }
 
 export interface Delivery {
-  url: string;
   body: string;
   contentType: string;
   event: DeliveryEvent;
@@ -26,6 +25,18 @@ export interface Delivery {
   nowMs: number;
 }
 
+/** Where a service's deliveries go: its URL taken apart once for all of them. */
+export interface DeliveryTarget {
+  origin: string;
+  /** Path and query; a fragment is never sent. */
+  path: string;
+}
+
+export function deliveryTarget(url: string): DeliveryTarget {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
 export interface DeliveryResult {
   ok: boolean;
   status: number | null;
@@ -33,28 +44,55 @@ export interface DeliveryResult {
 }
 
 const MAX_ERROR_LENGTH = 500;
+const USER_AGENT = 'Gather REST service';
+
+function failure(error: unknown): DeliveryResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { ok: false, status: null, error: message.slice(0, MAX_ERROR_LENGTH) || 'The request failed.' };
+}
+
+/**
+ * Takes one answer: its status, its body read and dropped. Dispatched as is (not through
+ * undici's request()), a delivery makes no response stream, no URL parse and no abort listener:
+ * a dispatcher stopping destroys its connections, which fails what is in flight.
+ */
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  #status: number | null = null;
+  readonly #settle: (result: DeliveryResult) => void;
+
+  constructor(settle: (result: DeliveryResult) => void) {
+    this.#settle = settle;
+  }
+
+  // Its presence marks the handler as one of undici's current interface.
+  onRequestStart(): void {}
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.#status = statusCode;
+  }
+
+  onResponseEnd(): void {
+    const status = this.#status ?? 0;
+    this.#settle(status >= 200 && status < 300 ? { ok: true, status, error: null } : { ok: false, status, error: `The service answered ${status}.` });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#settle(failure(error));
+  }
+}
 
 /** POSTs once; never throws. Any 2xx is a delivery; redirects are not followed. */
-export async function postDelivery(dispatcher: Dispatcher, delivery: Delivery, signal: AbortSignal): Promise<DeliveryResult> {
-  const headers: Record<string, string> = {
-    'content-type': delivery.contentType,
-    'user-agent': 'Gather REST service',
-    'x-gather-event': delivery.event,
-    'x-gather-delivery': String(delivery.deliveryId),
-  };
+export function postDelivery(dispatcher: Dispatcher, target: DeliveryTarget, delivery: Delivery): Promise<DeliveryResult> {
+  const headers = ['content-type', delivery.contentType, 'user-agent', USER_AGENT, 'x-gather-event', delivery.event, 'x-gather-delivery', String(delivery.deliveryId)];
   if (delivery.secret !== null) {
     const timestamp = String(Math.floor(delivery.nowMs / 1000));
-    headers[TIMESTAMP_HEADER] = timestamp;
-    headers[SIGNATURE_HEADER] = signDelivery(delivery.secret, timestamp, delivery.body);
+    headers.push(TIMESTAMP_HEADER, timestamp, SIGNATURE_HEADER, signDelivery(delivery.secret, timestamp, delivery.body));
   }
-  try {
-    const response = await request(delivery.url, { dispatcher, method: 'POST', headers, body: delivery.body, signal });
-    await response.body.dump();
-    const status = response.statusCode;
-    if (status >= 200 && status < 300) return { ok: true, status, error: null };
-    return { ok: false, status, error: `The service answered ${status}.` };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, status: null, error: message.slice(0, MAX_ERROR_LENGTH) || 'The request failed.' };
-  }
+  return new Promise((resolve) => {
+    try {
+      dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: delivery.body }, new AnswerHandler(resolve));
+    } catch (error) {
+      resolve(failure(error));
+    }
+  });
 }

@@ -340,6 +340,17 @@ export async function matchesAddedSince(db: DbOrTx, formId: number, highWater: n
 
 /** Record texts for ids, in the order given (ids that vanished meanwhile are skipped). */
 export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<string[]> {
+  return (await recordRowsByIds(db, formId, baseUrl, ids)).map(recordText);
+}
+
+/** The same texts keyed by record id. */
+export async function recordTextsById(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<Map<number, string>> {
+  const texts = new Map<number, string>();
+  for (const row of await recordRowsByIds(db, formId, baseUrl, ids)) texts.set(Number(row.id), recordText(row));
+  return texts;
+}
+
+async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<RecordRow[]> {
   if (ids.length === 0) return [];
   const ascending = ids.every((id, n) => n === 0 || id > (ids[n - 1] ?? 0));
   if (ascending) {
@@ -349,7 +360,7 @@ export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: stri
       WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND i.id >= ${ids[0]}::int AND i.id <= ${ids[ids.length - 1]}::int
         AND i.id = ANY(${[...ids]}::int[])
       ORDER BY i.id`.execute(db);
-    return result.rows.map(recordText);
+    return result.rows;
   }
   // One primary-key lookup per id, whatever the planner believes about the form's size (LIMIT 1
   // keeps the subquery from being merged into a join, which with stale statistics became a scan
@@ -359,7 +370,7 @@ export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: stri
     CROSS JOIN LATERAL (SELECT ${recordColumns(baseUrl)} FROM instances i
       WHERE i.id = wanted.id AND i.form_id = ${formId} AND i.deleted_at IS NULL LIMIT 1) r
     ORDER BY wanted.position`.execute(db);
-  return result.rows.map(recordText);
+  return result.rows;
 }
 
 export async function countRecords(db: DbOrTx, formId: number, condition: RawBuilder<unknown>, submittedBy?: number): Promise<number> {
