@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { basic, createUser, multipart, publishForm, postSubmission, startTestServer, type TestServer, type TestUser, restartableStorage } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
@@ -419,6 +420,43 @@ describe('REST service deliveries without waiting for a poll', () => {
     const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => submit(server.app, bob, `Burst ${i}`)));
     await waitFor('the burst', () => burst.every(({ uuid }) => receiver.at('/woken').some((r) => uuidOf(r) === uuid)), 5000);
     assert.equal(receiver.at('/woken').length, 43, 'each record once');
+  });
+});
+
+describe('a deleted service’s queue', () => {
+  test('goes with the service; rows left by a record stored as it was deleted are removed at the start', async () => {
+    const server = await startTestServer({ ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2' });
+    const receiver = new Receiver();
+    await receiver.listen();
+    let deliveries: RestDeliveries | undefined;
+    try {
+      const bob = await createUser(server.app, 'bob');
+      const formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
+      const created = await server.app.inject({
+        method: 'POST', url: '/api/v1/restservices', headers: bob.auth, payload: { xform: formId, name: 'generic_json', service_url: receiver.url('/gone') },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const serviceId = (created.json() as { id: number }).id;
+      const queued = async (): Promise<number> =>
+        Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM rest_service_outbox WHERE service_id = ${serviceId}::int`.execute(server.deps.db)).rows[0]?.n);
+      for (let i = 0; i < 2; i++) await submit(server.app, bob, `Queued ${i}`);
+      assert.equal(await queued(), 2);
+      const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/restservices/${serviceId}`, headers: bob.auth });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+      assert.equal(await queued(), 0);
+      // What a submission whose statement read the service just before the deletion committed leaves.
+      await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event) SELECT ${serviceId}::int, id, 'created' FROM instances`.execute(server.deps.db);
+      assert.equal(await queued(), 2);
+      deliveries = startRestDeliveries(server.deps, { log: quiet, pollMs: 50 });
+      const end = Date.now() + 5000;
+      while ((await queued()) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(await queued(), 0);
+      assert.equal(receiver.attempts('/gone'), 0);
+    } finally {
+      await deliveries?.stop();
+      await server.close();
+      await receiver.close();
+    }
   });
 });
 

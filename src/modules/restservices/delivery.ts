@@ -130,7 +130,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
   };
 
   const stopWatching = concurrency > 0 ? watchQueued(deps, nudge, options.log) : () => Promise.resolve();
-  const loops = concurrency > 0 ? releaseAbandoned(deps).then(() => Promise.all(Array.from({ length: concurrency }, () => loop()))) : Promise.resolve([]);
+  const loops = concurrency > 0 ? releaseAbandoned(deps, options.log).then(() => Promise.all(Array.from({ length: concurrency }, () => loop()))) : Promise.resolve([]);
   return {
     wake,
     stop: async () => {
@@ -148,11 +148,15 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
   };
 }
 
-/** Services held by this host's ended processes are let go at once rather than at their lease's end. */
-async function releaseAbandoned(deps: AppDeps): Promise<void> {
+/**
+ * Services held by this host's ended processes are let go at once rather than at their lease's
+ * end; queued rows of deleted services are removed.
+ */
+async function releaseAbandoned(deps: AppDeps, log: JobLog): Promise<void> {
   for (const holder of await repo.listServiceHolders(deps.db)) {
     if (claimIsAbandoned(holder)) await repo.releaseServices(deps.db, holder);
   }
+  await repo.removeOrphanedDeliveries(deps.db).catch((error: unknown) => log('warn', 'REST service deliveries: could not remove deleted services’ queued records', error));
 }
 
 interface ServeContext {

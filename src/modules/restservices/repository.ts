@@ -119,9 +119,15 @@ export async function updateService(db: DbOrTx, id: number, fields: ServiceField
   return true;
 }
 
-/** Deletes the service and, by cascade, its waiting deliveries. */
+/** Deletes the service and its waiting deliveries (the queue has no foreign key: migration 0028). */
 export async function deleteService(db: DbOrTx, id: number): Promise<void> {
-  await db.deleteFrom('rest_services').where('id', '=', id).execute();
+  await sql`WITH queued AS (DELETE FROM rest_service_outbox WHERE service_id = ${id}::int)
+    DELETE FROM rest_services WHERE id = ${id}::int`.execute(db);
+}
+
+/** Removes queued deliveries whose service is gone (left by a record stored as its service was deleted). */
+export async function removeOrphanedDeliveries(db: DbOrTx): Promise<void> {
+  await sql`DELETE FROM rest_service_outbox o WHERE NOT EXISTS (SELECT 1 FROM rest_services s WHERE s.id = o.service_id)`.execute(db);
 }
 
 // ---------------------------------------------------------------- delivery
