@@ -96,7 +96,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
     const now = deps.clock.now();
     // host:process:token, as job claims are written, so claimIsAbandoned can read it.
     const lockedBy = `${claimant}-${randomBytes(4).toString('hex')}`;
-    const service = await deps.db.transaction().execute((trx) => repo.claimDueService(trx, now, lockedBy, new Date(now.getTime() + leaseMs)));
+    const service = await repo.claimDueService(deps.db, now, lockedBy, new Date(now.getTime() + leaseMs));
     if (!service) return false;
     try {
       await serveService(deps, { service, lockedBy, agent, baseUrl, signal: shutdown.signal });
