@@ -53,7 +53,9 @@ test('imports: a CSV import killed mid-job is all or nothing, completes, and a r
         const state = await poll(baseUrl, task);
         return state.job_status === 'SUCCESS' || state.job_status === 'FAILURE' ? state : undefined;
       },
-      180_000,
+      // 30,000 rows, then as many edits, on PGlite: once 180 s were not enough on a machine at
+      // load 10 (the test's own timeout still bounds the whole).
+      270_000,
     );
 
   const task = await startImport(first.baseUrl);
