@@ -8,7 +8,8 @@
 //     bench/export.ts does, since HTTP would take minutes), then again after a restart;
 //   - during and after a CSV export of all RECORDS records (a direct download).
 // Targets (issue 24): idle ≤ 150 MB on PGlite and ≤ 100 MB on PostgreSQL, after start and after
-// the export. "Idle" figures are read SETTLE_MS after the last request.
+// the export. "Idle" figures are read SETTLE_MS after the last request, and LONG_SETTLE_MS after
+// the export too.
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +28,11 @@ const SEEDED_VIA_HTTP = 1_000;
 const HTTP_CONCURRENCY = 8;
 const BATCH = 1_000;
 const SETTLE_MS = 3_000;
+/**
+ * V8 gives back the heap an export grew only once the process has been idle a while (its memory
+ * reducer): the export's idle figure is read again this long after it.
+ */
+const LONG_SETTLE_MS = 30_000;
 const DATABASE = 'gather_bench_footprint';
 const SECRET_KEY = 'gather-bench-footprint-key';
 const USERNAME = 'footprint';
@@ -235,6 +241,8 @@ async function measureBackend(backend: Backend, records: number, showMaps: boole
       console.log(`  ${backend}: CSV export: ${seconds.toFixed(1)} s, peak RSS ${during.hwmMb} MB`);
       await settle();
       record('after the CSV export', server);
+      await new Promise((resolve) => setTimeout(resolve, LONG_SETTLE_MS - SETTLE_MS));
+      record(`${LONG_SETTLE_MS / 1000} s after the CSV export`, server);
     } finally {
       await server.stop();
     }
@@ -257,12 +265,12 @@ export async function main(args: string[]): Promise<void> {
   for (const backend of backends) {
     console.log(`footprint on ${backend}: ${records.toLocaleString('en')} records of the bench form`);
     for (const row of await measureBackend(backend, records, args.includes('--maps'))) {
-      const idle = row.phase.startsWith('after start') || row.phase === 'after the CSV export';
+      const idle = row.phase.startsWith('after start') || row.phase.endsWith('after the CSV export');
       const verdict = idle ? (row.memory.rssMb <= TARGET_MB[backend] ? `≤ ${TARGET_MB[backend]}: met` : `≤ ${TARGET_MB[backend]}: NOT met`) : '';
       table.push([backend, row.phase, row.memory.rssMb, row.memory.hwmMb, verdict, row.note]);
     }
   }
   printTable(['backend', 'phase', 'RSS MB', 'peak MB', 'idle target', 'note'], table);
-  console.log(`RSS and peak (VmRSS, VmHWM) of the server process; idle figures ${SETTLE_MS / 1000} s after the last request; peak during the export reset before it`);
+  console.log(`RSS and peak (VmRSS, VmHWM) of the server process; idle figures ${SETTLE_MS / 1000} s after the last request (and ${LONG_SETTLE_MS / 1000} s after the export); peak during the export reset before it`);
   console.log(`machine load average: ${loadAverage()}; machine check ${checkBefore} ms before, ${machineCheckMs()} ms after (lower is faster)`);
 }
