@@ -51,13 +51,18 @@ function parameterTypesOf(messages: BackendMessage[]): number[] {
   return description && 'dataTypeIDs' in description ? (description.dataTypeIDs as number[]) : [];
 }
 
-/** Least recently used first out, at most `limit` entries. */
-function touch<V>(map: Map<string, V>, key: string, value: V, limit: number): void {
+/**
+ * Puts `key` last (most recently used) and, past `limit` entries, takes out the first: the least
+ * recently used, which is returned.
+ */
+function touch<V>(map: Map<string, V>, key: string, value: V, limit: number): V | undefined {
   map.delete(key);
   map.set(key, value);
-  if (map.size <= limit) return;
-  const oldest = map.keys().next().value;
-  if (oldest !== undefined) map.delete(oldest);
+  if (map.size <= limit) return undefined;
+  const [oldest] = map;
+  if (oldest === undefined) return undefined;
+  map.delete(oldest[0]);
+  return oldest[1];
 }
 
 /**
@@ -68,7 +73,7 @@ function touch<V>(map: Map<string, V>, key: string, value: V, limit: number): vo
 export class PreparedStatements {
   readonly #statements = new Map<string, PreparedStatement>();
   /** Parameter types of unmarked statements, as PostgreSQL inferred them at their first run. */
-  readonly #parameterTypes = new Map<string, readonly number[]>();
+  readonly #parameterTypes = new Map<string, number[]>();
   /** Names evicted from the map, closed on the backend with the next exchange. */
   #toClose: string[] = [];
 
@@ -90,7 +95,7 @@ export class PreparedStatements {
     try {
       messages = await this.pg.execProtocolStream(
         concat([
-          serialize.parse({ name: '', text, types: [...types] }),
+          serialize.parse({ name: '', text, types }),
           serialize.bind({ statement: '', values }),
           serialize.describe({ type: 'P', name: '' }),
           serialize.execute({}),
@@ -108,7 +113,7 @@ export class PreparedStatements {
     return result ?? { rows: [] };
   }
 
-  async #describeParameters(text: string): Promise<readonly number[]> {
+  async #describeParameters(text: string): Promise<number[]> {
     const messages = await this.pg.execProtocolStream(
       concat([serialize.parse({ name: '', text }), serialize.describe({ type: 'S', name: '' }), serialize.sync()]),
       { syncToFs: false },
@@ -118,9 +123,8 @@ export class PreparedStatements {
 
   async #runNamed(text: string, parameters: readonly unknown[]): Promise<StatementResult> {
     const statement = this.#statements.get(text) ?? (await this.#prepare(text));
-    // Most recently used last, so the map's first key is the one to evict.
-    this.#statements.delete(text);
-    this.#statements.set(text, statement);
+    const evicted = touch(this.#statements, text, statement, this.limit);
+    if (evicted) this.#toClose.push(evicted.name);
 
     const values = parameters.map((value, index) => this.#serialize(value, statement.parameterTypes[index]));
     let messages: BackendMessage[];
@@ -149,17 +153,11 @@ export class PreparedStatements {
       concat([...closing, serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
       { syncToFs: false },
     );
-    const statement: PreparedStatement = {
+    return {
       name,
       parameterTypes: parameterTypesOf(messages),
       rowDescription: messages.find((message) => message.name === 'rowDescription'),
     };
-    this.#statements.set(text, statement);
-    if (this.#statements.size > this.limit) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#forget(oldest);
-    }
-    return statement;
   }
 
   #forget(text: string): void {
