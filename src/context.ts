@@ -4,26 +4,24 @@ import type { Db } from './platform/db.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Sealer } from './platform/secrets.ts';
 import type { Principal } from './access/principal.ts';
-import type { AuthCache } from './modules/auth/auth-cache.ts';
+import type { AuthMemory, MatchMemory, SubmissionTargetMemory } from './caches.ts';
 import type { JobWakeup } from './jobs/wakeup.ts';
 import type { Mailer } from './platform/mailer.ts';
-import type { MatchCache } from './modules/submissions/match-cache.ts';
 import type { ResponseCache } from './http/response-cache.ts';
-import type { SubmissionTargets } from './modules/submissions/target-cache.ts';
 
 export interface AppDeps {
   readonly config: Config;
   readonly db: Db;
   readonly clock: Clock;
   readonly sealer: Sealer;
-  readonly authCache: AuthCache;
+  readonly authCache: AuthMemory;
   readonly mailer: Mailer;
   /** Ordered ids matched by recent data queries, per form data version. */
-  readonly matchCache: MatchCache;
+  readonly matchCache: MatchMemory;
   /** Rendered list responses, reused briefly; cleared by every write of this process. */
   readonly responseCache: ResponseCache;
   /** Who may submit to which form, remembered per device and re-checked by each insert. */
-  readonly submissionTargets: SubmissionTargets;
+  readonly submissionTargets: SubmissionTargetMemory;
   /** After committing a transaction that enqueued a job: `deps.jobWakeup?.wake()` starts it now. */
   readonly jobWakeup?: JobWakeup;
 }

@@ -7,17 +7,12 @@
 //   tokens in this process calls `forgetUser`, so this process never serves stale data; another
 //   process sharing the same PostgreSQL server sees a revocation at most `tokenTtlMs` late.
 import { sha256 } from '../../platform/secrets.ts';
-import type { UserRow } from '../accounts/repository.ts';
+import type { AuthMemory, CachedPassword, CachedToken, UserTokens } from '../../caches.ts';
 
-interface PasswordEntry {
-  userId: number;
-  passwordHash: string;
+export type { CachedToken, UserTokens };
+
+interface PasswordEntry extends CachedPassword {
   expiresAt: number;
-}
-
-export interface CachedToken {
-  user: UserRow;
-  tokenCreatedAt: Date;
 }
 
 interface TokenEntry extends CachedToken {
@@ -30,18 +25,11 @@ function evictOldest<V>(map: Map<string, V>, max: number): void {
   if (!oldest.done) map.delete(oldest.value);
 }
 
-/** A user's own token keys, as /api/v1/user shows them. */
-export interface UserTokens {
-  apiToken: string;
-  tempToken: string;
-  tempCreatedAt: Date;
-}
-
 interface UserTokensEntry extends UserTokens {
   expiresAt: number;
 }
 
-export class AuthCache {
+export class AuthCache implements AuthMemory {
   readonly #passwords = new Map<string, PasswordEntry>();
   readonly #tokens = new Map<string, TokenEntry>();
   readonly #userTokens = new Map<string, UserTokensEntry>();

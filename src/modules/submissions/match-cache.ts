@@ -5,20 +5,15 @@
 // instead of scanning again (see match-list.ts): the highest record id they saw and, per id, the
 // sort keys as numbers.
 
-export interface MatchList {
-  readonly version: string;
-  readonly ids: Int32Array;
-  /** The live records' highest id when the list was made (0 for none). */
-  readonly highWater?: number;
-  /** One array per numeric sort key, parallel to ids; absent when the order is not numeric. */
-  readonly keys?: readonly Float64Array[];
-}
+import type { MatchList, MatchMemory } from '../../caches.ts';
+
+export type { MatchList };
 
 function sizeOf(entry: MatchList): number {
   return entry.ids.byteLength + (entry.keys ?? []).reduce((n, k) => n + k.byteLength, 0);
 }
 
-export class MatchCache {
+export class MatchCache implements MatchMemory {
   readonly #entries = new Map<string, MatchList>();
   #bytes = 0;
 

@@ -2,6 +2,7 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
 import type { InstancesTable } from '../../platform/schema.ts';
+import type { SubmissionForm } from '../../caches.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
 import { QUEUE_INSERTED_RECORD } from '../restservices/repository.ts';
 import { recordText, type RecordRow } from './record-text.ts';
@@ -398,18 +399,8 @@ export async function findAttachment(db: DbOrTx, attachmentId: number): Promise<
 }
 
 /** What receiving a submission needs to know about its form: one light query, no counters. */
-export interface SubmissionForm {
-  id: number;
-  owner_id: number;
-  id_string: string;
-  title: string;
-  version: string;
-  hash: string;
-  downloadable: boolean;
-  require_auth: boolean;
-  encrypted: boolean;
-  shared: boolean;
-}
+/** Declared beside the cache of submit decisions that carries it (src/caches.ts). */
+export type { SubmissionForm };
 
 function submissionForms(db: DbOrTx) {
   return db

@@ -4,19 +4,9 @@
 // (repo.insertInstanceIfStillAllowed), and a failed check sends the submission down the full path
 // again. So a form deactivated, a role revoked or an account set to require auth, by this process
 // or any other, takes effect at the next submission.
-import type { Role } from '../../access/roles.ts';
-import type { SubmissionForm } from './repository.ts';
+import type { SubmissionAccess, SubmissionTargetMemory } from '../../caches.ts';
 
-/** A decision that a caller may submit to a form, with the facts it was made from. */
-export interface SubmissionAccess {
-  form: SubmissionForm;
-  /** The owner's username in lower case when the URL named it (`/{username}/submission`). */
-  ownerLogin: string | null;
-  ownerRequireAuth: boolean;
-  /** The submitting user (null: anonymous) and their role on the form when decided. */
-  actorId: number | null;
-  role: Role | null;
-}
+export type { SubmissionAccess };
 
 interface Entry {
   access: SubmissionAccess;
@@ -28,7 +18,7 @@ const MAX_ENTRIES = 10_000;
  * form whose formhub uuid an old device still sends) can go unnoticed. */
 const MAX_AGE_MS = 60_000;
 
-export class SubmissionTargets {
+export class SubmissionTargets implements SubmissionTargetMemory {
   readonly #entries = new Map<string, Entry>();
 
   static key(ownerless: boolean, username: string | undefined, idString: string | undefined, formhubUuid: string | undefined, actorId: number | null): string {
