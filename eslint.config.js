@@ -84,14 +84,19 @@ export default tseslint.config(
             message: 'src/http is below the modules: wire them in through src/app.ts.',
           },
           {
-            // Services take typed inputs; the routes (routes.ts, *-routes.ts) and what they answer
-            // (schemas.ts) are the HTTP side.
-            target: './src/modules/**/!(*routes|schemas).ts',
+            // Services take typed inputs; the routes (routes.ts, *-routes.ts), the reading of their
+            // bodies into those inputs (inputs.ts) and what they answer (schemas.ts) are the HTTP side.
+            target: './src/modules/**/!(*routes|schemas|inputs).ts',
             from: './src/http',
             // Not removed in this session: these validators read onadata's per-field 400 bodies
             // out of loose payloads inside services.
             except: ['./payload.ts'],
             message: 'Services do not use the HTTP layer: parse requests into typed inputs in the routes.',
+          },
+          {
+            target: './src/modules/**/!(*routes|inputs).ts',
+            from: './src/modules/**/inputs.ts',
+            message: "A module's inputs.ts reads requests for its routes: services take the typed inputs it makes.",
           },
         ],
       }],

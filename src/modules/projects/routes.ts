@@ -1,11 +1,11 @@
 // Routes for /projects: a schema, an access rule and one service call each.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
 import { pageLinks } from '../../http/pagination.ts';
 import { errors } from '../../errors.ts';
 import * as projects from './service.ts';
+import { labelsInput, projectFieldsInput, shareProjectInput } from './inputs.ts';
 import { addFormToProject, formsOfProject } from '../forms/project-forms.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'project id' }) });
@@ -89,7 +89,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
       }),
       response: { 201: Project },
     },
-    handler: async (request, reply) => reply.code(201).send(await projects.createProject(request.ctx, asPayload(request.body))),
+    handler: async (request, reply) => reply.code(201).send(await projects.createProject(request.ctx, projectFieldsInput(request.body, true))),
   });
 
   app.get<Pk>('/api/v1/projects/:pk', {
@@ -110,7 +110,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
         summary: method === 'PUT' ? 'Replace name, owner, public and metadata' : 'Change some fields; metadata is merged',
         params: IdParams,
       },
-      handler: (request) => projects.updateProject(request.ctx, request.params.pk, asPayload(request.body), method === 'PUT'),
+      handler: (request) => projects.updateProject(request.ctx, request.params.pk, projectFieldsInput(request.body, method === 'PUT'), method === 'PUT'),
     });
   }
 
@@ -143,7 +143,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
         }),
       },
       handler: async (request, reply) => {
-        await projects.shareProject(request.ctx, request.params.pk, asPayload(request.body));
+        await projects.shareProject(request.ctx, request.params.pk, shareProjectInput(request.body));
         return reply.code(204).send();
       },
     });
@@ -180,7 +180,7 @@ export function registerProjectRoutes(app: FastifyInstance): void {
       config: { access: 'authenticated' },
       schema: { tags: ['projects'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams },
       handler: async (request, reply) => {
-        const result = await projects.addProjectLabels(request.ctx, request.params.pk, asPayload(request.body));
+        const result = await projects.addProjectLabels(request.ctx, request.params.pk, labelsInput(request.body));
         return reply.code(result.status).send(result.tags);
       },
     });

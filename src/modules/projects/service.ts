@@ -6,18 +6,16 @@ import {
   canAddToAccount,
   canSeeProfileEmail,
   isAuthenticated,
-  isRole,
   requireUser,
   ROLES,
   type Role,
 } from '../../access/index.ts';
 import { parseObjectId, requireProject, withProjectStandings, type ProjectGrant } from '../../access/load.ts';
 import { pageOf, pageWindow, resolvePage, type PagePlace, type PageRequest } from '../../lib/pages.ts';
-import { has, parseBoolean, readBoolean, readJsonObject, readString, type Payload } from '../../http/payload.ts';
 import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByIds, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
 import { profileToApi } from '../accounts/to-api.ts';
-import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
+import { groupBy, parseTags } from '../shared/members.ts';
 import * as repo from './repository.ts';
 import { grantOrgOwners, orgRoleFor } from '../orgs/service.ts';
 import { listOwnersTeams } from '../orgs/repository.ts';
@@ -82,34 +80,36 @@ export async function projectDetail(ctx: RequestContext, visible: ShownProject):
 
 // ---------------------------------------------------------------- create
 
-async function resolveOwner(ctx: RequestContext, value: unknown, fieldErrors: FieldErrors): Promise<UserRow | undefined> {
-  const ref = parseUserRef(value);
-  if (!ref.ok) {
-    addError(fieldErrors, 'owner', [ref.message]);
-    return undefined;
-  }
-  const owner = await findActiveUserByUsername(ctx.db, ref.username);
+/** A project's writable fields as a request gave them (projects/inputs.ts reads them). */
+export interface ProjectFieldsInput {
+  name?: string;
+  /** The username the `owner` field names; the service looks the account up. */
+  owner?: string;
+  shared?: boolean;
+  metadata?: Record<string, unknown>;
+  /** What was wrong with the fields as read; the service adds its lookups' and answers all in one 400. */
+  fieldErrors: FieldErrors;
+}
+
+/** The input's field errors, to which a service adds those of its lookups. */
+function errorsOf(input: { fieldErrors: FieldErrors }): FieldErrors {
+  return Object.fromEntries(Object.entries(input.fieldErrors).map(([field, messages]) => [field, [...messages]]));
+}
+
+async function resolveOwner(ctx: RequestContext, username: string, fieldErrors: FieldErrors): Promise<UserRow | undefined> {
+  const owner = await findActiveUserByUsername(ctx.db, username);
   if (!owner) addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
   return owner;
 }
 
-function readMetadata(payload: Payload, fieldErrors: FieldErrors): Record<string, unknown> | undefined {
-  if (!has(payload, 'metadata')) return undefined;
-  const sink: FieldErrors = {};
-  const value = readJsonObject(payload, 'metadata', sink);
-  if (sink['metadata']) addError(fieldErrors, 'metadata', ['Invaid value for metadata']);
-  return value;
-}
-
-export async function createProject(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+export async function createProject(ctx: RequestContext, input: ProjectFieldsInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
-  const fieldErrors: FieldErrors = {};
-  const name = readString(payload, 'name', fieldErrors, { required: true, allowBlank: false });
-  if (name !== undefined && name.length > 255) addError(fieldErrors, 'name', ['Ensure this field has no more than 255 characters.']);
+  const fieldErrors = errorsOf(input);
+  const { name } = input;
   // Gather defaults the owner to the caller and `public` to false where onadata requires them.
-  const owner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : actor;
-  const shared = readBoolean(payload, 'public', fieldErrors) ?? false;
-  const metadata = readMetadata(payload, fieldErrors) ?? {};
+  const owner = input.owner !== undefined ? await resolveOwner(ctx, input.owner, fieldErrors) : actor;
+  const shared = input.shared ?? false;
+  const metadata = input.metadata ?? {};
   if (Object.keys(fieldErrors).length || name === undefined || !owner) throw errors.invalidFields(fieldErrors);
 
   const clash = await repo.findProjectNameClash(ctx.db, owner.id, name);
@@ -209,15 +209,13 @@ export async function getProject(ctx: RequestContext, rawId: string): Promise<Re
 
 // ---------------------------------------------------------------- update and delete
 
-export async function updateProject(ctx: RequestContext, rawId: string, payload: Payload, full: boolean): Promise<Record<string, unknown>> {
+/** PUT (`full`: the input was read with every field required, and replaces the metadata) or PATCH. */
+export async function updateProject(ctx: RequestContext, rawId: string, input: ProjectFieldsInput, full: boolean): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const { project, allows } = await requireProject(ctx, rawId, 'change_project');
-  const fieldErrors: FieldErrors = {};
-  const name = readString(payload, 'name', fieldErrors, { required: full, allowBlank: false });
-  if (name !== undefined && name.length > 255) addError(fieldErrors, 'name', ['Ensure this field has no more than 255 characters.']);
-  const shared = readBoolean(payload, 'public', fieldErrors);
-  const metadata = readMetadata(payload, fieldErrors);
-  const newOwner = has(payload, 'owner') ? await resolveOwner(ctx, payload['owner'], fieldErrors) : undefined;
+  const fieldErrors = errorsOf(input);
+  const { name, shared, metadata } = input;
+  const newOwner = input.owner !== undefined ? await resolveOwner(ctx, input.owner, fieldErrors) : undefined;
   if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   const moving = newOwner !== undefined && newOwner.id !== project.owner_id;
   // Moving a project to another account is the owner role's transfer_project, and needs the
@@ -286,22 +284,27 @@ export async function grantProjectRole(trx: Parameters<typeof repo.setProjectRol
   for (const formId of formIds) await grantFormRole(trx, formId, userId, role, metaPerms.get(formId));
 }
 
-export async function shareProject(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
+/** A share request (projects/inputs.ts reads it). */
+export interface ShareProjectInput {
+  /** Take the users' roles away instead of granting `role`. */
+  remove: boolean;
+  usernames: string[];
+  /** Absent when the field was missing or wrong (fieldErrors says which). */
+  role?: Role;
+  /** The text mailed to the users a grant reaches, when one was given. */
+  emailMessage?: string;
+  fieldErrors: FieldErrors;
+}
+
+export async function shareProject(ctx: RequestContext, rawId: string, input: ShareProjectInput): Promise<void> {
   const actor = requireUser(ctx.actor);
   const visible = await requireProject(ctx, rawId, 'view_project');
   const { project } = visible;
-  const remove = parseBoolean(payload['remove']) === true;
-  const rawNames = typeof payload['usernames'] === 'string' ? payload['usernames'] : payload['username'];
-  const names = typeof rawNames === 'string' ? rawNames.split(',').map((n) => n.trim()).filter(Boolean) : [];
+  const { remove, usernames: names } = input;
   const removingSelf = remove && names.length === 1 && names[0]?.toLowerCase() === actor.username.toLowerCase();
   if (!removingSelf && !visible.allows('change_project')) throw errors.permissionDenied();
 
-  const fieldErrors: FieldErrors = {};
-  if (names.length === 0) addError(fieldErrors, 'username', ['This field is required.']);
-  const roleValue = payload['role'];
-  if (roleValue === undefined || roleValue === null) addError(fieldErrors, 'role', ['This field is required.']);
-  else if (typeof roleValue !== 'string' || roleValue.trim() === '') addError(fieldErrors, 'role', ['This field may not be blank.']);
-  else if (!isRole(roleValue.trim())) addError(fieldErrors, 'role', [`Unknown role '${roleValue.trim()}'.`]);
+  const fieldErrors = errorsOf(input);
   const found = await listUsersByUsernames(ctx.db, names);
   const users = found.filter((u) => u.is_active);
   if (names.length) {
@@ -313,8 +316,8 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
       addError(fieldErrors, 'username', [`Cannot share project with the owner (${project.owner_username})`]);
     }
   }
-  if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
-  const role = (typeof roleValue === 'string' ? roleValue.trim() : '') as Role;
+  const { role } = input;
+  if (Object.keys(fieldErrors).length || role === undefined) throw errors.invalidFields(fieldErrors);
 
   if (remove) {
     for (const user of users) {
@@ -346,8 +349,8 @@ export async function shareProject(ctx: RequestContext, rawId: string, payload: 
       }
     }
   });
-  const message = payload['email_msg'];
-  if (!remove && typeof message === 'string' && message.trim()) {
+  const message = input.emailMessage;
+  if (!remove && message !== undefined) {
     for (const user of users) {
       if (!user.email) continue;
       // A name may hold line breaks; in a subject they could forge mail headers.
@@ -366,10 +369,10 @@ export async function projectLabels(ctx: RequestContext, rawId: string): Promise
   return (await repo.listProjectTags(ctx.db, [project.id])).get(project.id) ?? [];
 }
 
-export async function addProjectLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
+/** `tags` as read from the request (comma- or space-separated, taggit's way). */
+export async function addProjectLabels(ctx: RequestContext, rawId: string, tags: readonly string[]): Promise<{ status: number; tags: string[] }> {
   requireUser(ctx.actor);
   const { project } = await requireProject(ctx, rawId, 'add_project');
-  const tags = parseTags(payload['tags']);
   // taggit's limit; a longer tag would also overflow the tag index (a 500 on PostgreSQL).
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw errors.tagTooLong(MAX_TAG_LENGTH);
   if (tags.length) await repo.addProjectTags(ctx.db, project.id, tags);

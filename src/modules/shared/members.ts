@@ -53,7 +53,12 @@ export function parseUserRef(value: unknown): UserRefResult {
   }
   const match = /^\/api\/v1\/users\/([^/]+?)(?:\.json)?\/?$/.exec(path);
   if (!match?.[1]) return { ok: false, message: 'Invalid hyperlink - No URL match.' };
-  return { ok: true, username: decodeURIComponent(match[1]) };
+  try {
+    return { ok: true, username: decodeURIComponent(match[1]) };
+  } catch {
+    // A malformed escape (`%E0`) names no user; reading a field never throws.
+    return { ok: false, message: 'Invalid hyperlink - No URL match.' };
+  }
 }
 
 /** Tags as taggit parses them: split on commas when there are any, otherwise on spaces; quotes group. */
