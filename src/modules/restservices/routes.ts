@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import * as restservices from './service.ts';
+import { restServiceInput } from './inputs.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'REST service id' }) });
 const Service = Type.Object({}, {
@@ -30,7 +31,7 @@ export function registerRestServiceRoutes(app: FastifyInstance): void {
         'secret (optional: signs each delivery), send_updates (optional: also edits and review changes)}',
       response: { 201: Service },
     },
-    handler: async (request, reply) => reply.code(201).send(await restservices.createRestService(request.ctx, request.body)),
+    handler: async (request, reply) => reply.code(201).send(await restservices.createRestService(request.ctx, restServiceInput(request.body, false))),
   });
 
   app.get<Pk>('/api/v1/restservices/:pk', {
@@ -45,7 +46,7 @@ export function registerRestServiceRoutes(app: FastifyInstance): void {
       url: '/api/v1/restservices/:pk',
       config: { access: 'authenticated' },
       schema: { tags: ['restservices'], summary: 'Change a REST service (owners and managers)', params: IdParams, response: { 200: Service } },
-      handler: (request) => restservices.updateRestService(request.ctx, request.params.pk, request.body, method === 'PATCH'),
+      handler: (request) => restservices.updateRestService(request.ctx, request.params.pk, restServiceInput(request.body, method === 'PATCH')),
     });
   }
 

@@ -4,7 +4,6 @@
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import { isAuthenticated, requireUser, type FormPermission } from '../../access/index.ts';
-import { asPayload, has, readBoolean, readString, type Payload } from '../../http/payload.ts';
 import { remoteUrlProblem } from '../../platform/remote-fetch.ts';
 import { requireForm, type FormGrant } from '../../access/load.ts';
 import * as forms from '../forms/repository.ts';
@@ -12,7 +11,7 @@ import * as repo from './repository.ts';
 import { restServiceToApi } from './to-api.ts';
 
 /** onadata's SERVICE_CHOICES. */
-const KNOWN_NAMES = ['f2dhis2', 'generic_json', 'generic_xml', 'bamboo', 'textit', 'google_sheets'] as const;
+export const KNOWN_NAMES: readonly string[] = ['f2dhis2', 'generic_json', 'generic_xml', 'bamboo', 'textit', 'google_sheets'];
 /** What this server can deliver. */
 export const SUPPORTED_NAMES: readonly string[] = ['generic_json', 'generic_xml'];
 
@@ -61,45 +60,26 @@ export async function getRestService(ctx: RequestContext, rawId: string): Promis
   return (await represent(ctx, [row]))[0] ?? {};
 }
 
-interface Parsed {
-  formRef: string | undefined;
-  name: string | undefined;
-  serviceUrl: string | undefined;
-  /** undefined: unchanged; null: none. */
-  secret: string | null | undefined;
-  sendUpdates: boolean | undefined;
+/** A service's fields as a request gave them (restservices/inputs.ts reads them). */
+export interface RestServiceInput {
+  /** The form's id as given in `xform`. */
+  formRef?: string;
+  name?: string;
+  serviceUrl?: string;
+  /** Absent: unchanged; null: none. */
+  secret?: string | null;
+  sendUpdates?: boolean;
+  /** What was wrong with the fields as read; the service adds the address rule's. */
+  fieldErrors: FieldErrors;
 }
 
-/** Reads and checks the fields; `partial` (PATCH) makes none required. */
-function readFields(ctx: RequestContext, payload: Payload, partial: boolean): Parsed {
-  const problems: FieldErrors = {};
-  const required = !partial;
-  const name = readString(payload, 'name', problems, { required, allowBlank: false });
-  if (name !== undefined) {
-    if (name.length > 50) problems['name'] = ['Ensure this field has no more than 50 characters.'];
-    else if (!(KNOWN_NAMES as readonly string[]).includes(name)) problems['name'] = [`"${name}" is not a valid choice.`];
-    else if (!SUPPORTED_NAMES.includes(name)) {
-      problems['name'] = [`"${name}" services are not supported by this server; use ${SUPPORTED_NAMES.join(' or ')}.`];
-    }
-  }
-  const serviceUrl = readString(payload, 'service_url', problems, { required, allowBlank: false });
-  if (serviceUrl !== undefined) {
-    const problem = serviceUrl.length > 200 ? 'Ensure this field has no more than 200 characters.' : remoteUrlProblem(serviceUrl, ctx.config.allowPrivateUrls);
-    if (problem) problems['service_url'] = [problem];
-  }
-  let secret: string | null | undefined;
-  if (has(payload, 'secret')) {
-    const text = payload['secret'] === null ? '' : readString(payload, 'secret', problems);
-    if (text !== undefined && text.length > 255) problems['secret'] = ['Ensure this field has no more than 255 characters.'];
-    secret = text === '' ? null : text;
-  }
-  const sendUpdates = readBoolean(payload, 'send_updates', problems);
-  const rawForm = payload['xform'];
-  const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm).trim() : undefined;
-  if (has(payload, 'xform') && (formRef === undefined || formRef === '')) problems['xform'] = ['This field may not be null.'];
-  else if (required && formRef === undefined) problems['xform'] = ['This field is required.'];
+/** The input's fields once the address is checked too; one 400 for every field otherwise. */
+function checkFields(ctx: RequestContext, input: RestServiceInput): RestServiceInput {
+  const problems: FieldErrors = { ...input.fieldErrors };
+  const problem = input.serviceUrl === undefined || problems['service_url'] ? undefined : remoteUrlProblem(input.serviceUrl, ctx.config.allowPrivateUrls);
+  if (problem) problems['service_url'] = [problem];
   if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
-  return { formRef, name, serviceUrl, secret, sendUpdates };
+  return input;
 }
 
 /** The form named by `xform`, which the caller must manage; a 400 when it does not exist for them. */
@@ -115,9 +95,9 @@ async function loadManagedForm(ctx: RequestContext, formRef: string): Promise<Fo
 }
 
 /** POST /api/v1/restservices: {xform, name, service_url[, secret, send_updates]}. */
-export async function createRestService(ctx: RequestContext, body: unknown): Promise<Record<string, unknown>> {
+export async function createRestService(ctx: RequestContext, input: RestServiceInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
-  const fields = readFields(ctx, asPayload(body), false);
+  const fields = checkFields(ctx, input);
   if (fields.formRef === undefined || fields.name === undefined || fields.serviceUrl === undefined) throw new Error('validated service lacks a field');
   const visible = await loadManagedForm(ctx, fields.formRef);
   const row = await repo.insertService(ctx.db, {
@@ -132,11 +112,11 @@ export async function createRestService(ctx: RequestContext, body: unknown): Pro
 }
 
 /** PUT (all fields) or PATCH (some) /api/v1/restservices/{id}; the secret is kept unless given. */
-export async function updateRestService(ctx: RequestContext, rawId: string, body: unknown, partial: boolean): Promise<Record<string, unknown>> {
+export async function updateRestService(ctx: RequestContext, rawId: string, input: RestServiceInput): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const { row, visible } = await loadReadable(ctx, rawId);
   requireFormPermission(visible, 'add_xform');
-  const fields = readFields(ctx, asPayload(body), partial);
+  const fields = checkFields(ctx, input);
   let formId = row.form_id;
   if (fields.formRef !== undefined && fields.formRef !== String(row.form_id)) formId = (await loadManagedForm(ctx, fields.formRef)).form.id;
   const secretSealed = fields.secret === undefined ? row.secret_sealed : fields.secret === null ? null : ctx.sealer.seal(fields.secret);
