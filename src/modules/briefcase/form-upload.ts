@@ -57,7 +57,7 @@ export async function formUpload(ctx: RequestContext, username: string | undefin
   for (const entry of media) {
     const name = entry.fileName || entry.fieldName;
     if (present.has(name)) continue;
-    await createMetadata(ctx, { fields: { xform: String(formId), data_type: 'media' }, files: new Map([['data_file', { ...entry, fileName: name }]]) });
+    await createMetadata(ctx, { formRef: String(formId), dataType: 'media', file: { ...entry, fileName: name }, fieldErrors: {} });
     present.add(name);
   }
   return read.idString;

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { attachmentDisposition } from '../../http/conventions.ts';
 import { readBody } from '../../http/multipart.ts';
-import { asPayload } from '../../http/payload.ts';
 import * as metadata from './service.ts';
+import { createMetadataInput, updateMetadataInput } from './inputs.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'metadata entry id' }) });
 const Entry = Type.Object({}, { additionalProperties: true, description: 'onadata metadata entry: id, xform, data_value, data_type, data_file, extra_data, data_file_type, media_url, file_hash, url, date_created' });
@@ -35,7 +35,7 @@ export function registerMetadataRoutes(app: FastifyInstance): void {
       response: { 201: Entry },
     },
     handler: async (request, reply) =>
-      reply.code(201).send(await metadata.createMetadata(request.ctx, await readBody(request, request.ctx.config.uploadLimitBytes))),
+      reply.code(201).send(await metadata.createMetadata(request.ctx, createMetadataInput(await readBody(request, request.ctx.config.uploadLimitBytes)))),
   });
 
   app.get<Pk>('/api/v1/metadata/:pk', {
@@ -66,7 +66,7 @@ export function registerMetadataRoutes(app: FastifyInstance): void {
       url: '/api/v1/metadata/:pk',
       config: { access: 'authenticated' },
       schema: { tags: ['metadata'], summary: 'Change an entry’s data_value (editors, managers, owners)', params: IdParams, response: { 200: Entry } },
-      handler: (request) => metadata.updateMetadata(request.ctx, request.params.pk, asPayload(request.body)),
+      handler: (request) => metadata.updateMetadata(request.ctx, request.params.pk, updateMetadataInput(request.body)),
     });
   }
 

@@ -11,8 +11,7 @@ import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import { isAuthenticated, isMetaPerms, requireUser, type FormPermission } from '../../access/index.ts';
-import type { ParsedBody, UploadedFile } from '../../lib/uploaded-body.ts';
-import { asPayload, has, readString, type Payload } from '../../http/payload.ts';
+import type { UploadedFile } from '../../lib/uploaded-body.ts';
 import { putBlob, readBlobChunks } from '../blobs/repository.ts';
 import { parseLinkedDataset } from '../exports/linked-dataset.ts';
 import { requireForm, type FormGrant } from '../../access/load.ts';
@@ -21,6 +20,7 @@ import { regrantFormRoles } from '../forms/grants.ts';
 import { metadataToApi } from '../forms/to-api.ts';
 import * as repo from './repository.ts';
 import { checkUpload, type UploadKind } from './upload-check.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 
 /** onadata's METADATA_TYPES. */
 const DATA_TYPES = [
@@ -66,12 +66,6 @@ function requireWritableType(row: forms.MetadataRow): void {
 
 function requireFormPermission(visible: FormGrant, permission: FormPermission): void {
   if (!visible.allows(permission)) throw errors.permissionDenied();
-}
-
-function readValue(payload: Payload, problems: FieldErrors, required: boolean): string | undefined {
-  const value = readString(payload, 'data_value', problems, { required, allowBlank: false });
-  if (value !== undefined && value.length > 255) (problems['data_value'] ??= []).push('Ensure this field has no more than 255 characters.');
-  return value;
 }
 
 /** GET /api/v1/metadata[?xform=<pk>]: one form's entries, or those of every form the caller holds a role on. */
@@ -148,34 +142,34 @@ function acceptFile(file: UploadedFile, dataType: string | undefined, problems: 
   return { name: verdict.name, contentType: verdict.contentType };
 }
 
+/** A new entry as a request gave it (metadata/inputs.ts reads it). */
+export interface CreateMetadataInput {
+  /** The form's id as given in `xform` ('' when none was). */
+  formRef: string;
+  dataType?: string;
+  dataValue?: string;
+  /** The uploaded data_file. */
+  file?: UploadedFile;
+  /** What was wrong with the fields as read; the service adds its checks' and answers all in one 400. */
+  fieldErrors: FieldErrors;
+}
+
 /**
  * POST /api/v1/metadata: {xform, data_type, data_value} as JSON or a form, or multipart with a
  * data_file for media and supporting_doc entries (data_value then defaults to the file's name);
  * the form's owners and managers (add_xform).
  */
-export async function createMetadata(ctx: RequestContext, body: ParsedBody): Promise<Record<string, unknown>> {
+export async function createMetadata(ctx: RequestContext, input: CreateMetadataInput): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
-  const payload = asPayload(body.fields);
-  const file = body.files.get('data_file');
-  const problems: FieldErrors = {};
-  const dataType = readString(payload, 'data_type', problems, { required: true });
-  const dataValue = readValue(payload, problems, file === undefined);
+  const { file, dataType, dataValue, formRef } = input;
+  const problems = fieldErrorsOf(input);
   if (dataType !== undefined && !(DATA_TYPES as readonly string[]).includes(dataType)) problems['data_type'] = [`"${dataType}" is not a valid choice.`];
   else if (dataType !== undefined && !SUPPORTED_TYPES.has(dataType)) problems['data_type'] = [`"${dataType}" entries cannot be set through this server's API yet.`];
-  if (file === undefined && has(payload, 'data_file') && payload['data_file'] !== '') problems['data_file'] = ['The submitted data was not a file. Check the encoding type on the form.'];
   if (file === undefined && dataType === 'media' && dataValue !== undefined) await checkMediaLink(ctx, dataValue, problems);
   if (file === undefined && dataType === 'supporting_doc') problems['data_file'] = ['A supporting document needs its file (data_file).'];
   if (dataType === META_PERMS && dataValue !== undefined && !isMetaPerms(dataValue)) problems['non_field_errors'] = [META_PERMS_FORMAT];
-  for (const field of ['project', 'instance'] as const) {
-    if (has(payload, field)) problems[field] = [`${field === 'project' ? 'Project' : 'Record'} metadata is not supported by this server yet; give \`xform\`.`];
-  }
-  const rawForm = payload['xform'];
-  if (rawForm === undefined || rawForm === null || rawForm === '') {
-    if (!problems['project'] && !problems['instance']) problems['missing_field'] = ['`xform` or `project` or `instance` field is required.'];
-  }
   const accepted = file ? acceptFile(file, dataType, problems) : undefined;
   if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
-  const formRef = typeof rawForm === 'string' || typeof rawForm === 'number' ? String(rawForm) : '';
   let visible: FormGrant;
   try {
     visible = await requireForm(ctx, formRef, 'view_xform');
@@ -212,16 +206,22 @@ export async function createMetadata(ctx: RequestContext, body: ParsedBody): Pro
   return metadataToApi(row, ctx.baseUrl);
 }
 
+/** A change of an entry as a request gave it (metadata/inputs.ts reads it). */
+export interface UpdateMetadataInput {
+  dataType?: string;
+  dataValue?: string;
+  fieldErrors: FieldErrors;
+}
+
 /** PUT or PATCH /api/v1/metadata/{id}: a new data_value (change_xform on the form). */
-export async function updateMetadata(ctx: RequestContext, rawId: string, payload: Payload): Promise<Record<string, unknown>> {
+export async function updateMetadata(ctx: RequestContext, rawId: string, input: UpdateMetadataInput): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const { row, visible } = await loadEntry(ctx, rawId);
   // Meta permissions decide members' roles: changing them takes what adding them takes.
   requireFormPermission(visible, row.data_type === META_PERMS ? 'add_xform' : 'change_xform');
   requireWritableType(row);
-  const problems: FieldErrors = {};
-  const dataValue = readValue(payload, problems, false);
-  const dataType = readString(payload, 'data_type', problems);
+  const problems = fieldErrorsOf(input);
+  const { dataValue, dataType } = input;
   if (dataType !== undefined && dataType !== row.data_type) problems['data_type'] = ['The type of an entry cannot be changed; delete it and add another.'];
   if (dataValue !== undefined && dataValue !== row.data_value && row.data_file !== null) problems['data_value'] = ['The name of an uploaded file cannot be changed; delete the entry and upload the file again.'];
   else if (dataValue !== undefined && row.data_type === 'media') await checkMediaLink(ctx, dataValue, problems);

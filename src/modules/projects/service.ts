@@ -16,6 +16,7 @@ import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByIds, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
 import { profileToApi } from '../accounts/to-api.ts';
 import { groupBy, parseTags } from '../shared/members.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 import * as repo from './repository.ts';
 import { grantOrgOwners, orgRoleFor } from '../orgs/service.ts';
 import { listOwnersTeams } from '../orgs/repository.ts';
@@ -91,11 +92,6 @@ export interface ProjectFieldsInput {
   fieldErrors: FieldErrors;
 }
 
-/** The input's field errors, to which a service adds those of its lookups. */
-function errorsOf(input: { fieldErrors: FieldErrors }): FieldErrors {
-  return Object.fromEntries(Object.entries(input.fieldErrors).map(([field, messages]) => [field, [...messages]]));
-}
-
 async function resolveOwner(ctx: RequestContext, username: string, fieldErrors: FieldErrors): Promise<UserRow | undefined> {
   const owner = await findActiveUserByUsername(ctx.db, username);
   if (!owner) addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
@@ -104,7 +100,7 @@ async function resolveOwner(ctx: RequestContext, username: string, fieldErrors: 
 
 export async function createProject(ctx: RequestContext, input: ProjectFieldsInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
-  const fieldErrors = errorsOf(input);
+  const fieldErrors = fieldErrorsOf(input);
   const { name } = input;
   // Gather defaults the owner to the caller and `public` to false where onadata requires them.
   const owner = input.owner !== undefined ? await resolveOwner(ctx, input.owner, fieldErrors) : actor;
@@ -213,7 +209,7 @@ export async function getProject(ctx: RequestContext, rawId: string): Promise<Re
 export async function updateProject(ctx: RequestContext, rawId: string, input: ProjectFieldsInput, full: boolean): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const { project, allows } = await requireProject(ctx, rawId, 'change_project');
-  const fieldErrors = errorsOf(input);
+  const fieldErrors = fieldErrorsOf(input);
   const { name, shared, metadata } = input;
   const newOwner = input.owner !== undefined ? await resolveOwner(ctx, input.owner, fieldErrors) : undefined;
   if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
@@ -304,7 +300,7 @@ export async function shareProject(ctx: RequestContext, rawId: string, input: Sh
   const removingSelf = remove && names.length === 1 && names[0]?.toLowerCase() === actor.username.toLowerCase();
   if (!removingSelf && !visible.allows('change_project')) throw errors.permissionDenied();
 
-  const fieldErrors = errorsOf(input);
+  const fieldErrors = fieldErrorsOf(input);
   const found = await listUsersByUsernames(ctx.db, names);
   const users = found.filter((u) => u.is_active);
   if (names.length) {

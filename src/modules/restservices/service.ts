@@ -9,6 +9,7 @@ import { requireForm, type FormGrant } from '../../access/load.ts';
 import * as forms from '../forms/repository.ts';
 import * as repo from './repository.ts';
 import { restServiceToApi } from './to-api.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 
 /** onadata's SERVICE_CHOICES. */
 export const KNOWN_NAMES: readonly string[] = ['f2dhis2', 'generic_json', 'generic_xml', 'bamboo', 'textit', 'google_sheets'];
@@ -75,7 +76,7 @@ export interface RestServiceInput {
 
 /** The input's fields once the address is checked too; one 400 for every field otherwise. */
 function checkFields(ctx: RequestContext, input: RestServiceInput): RestServiceInput {
-  const problems: FieldErrors = { ...input.fieldErrors };
+  const problems = fieldErrorsOf(input);
   const problem = input.serviceUrl === undefined || problems['service_url'] ? undefined : remoteUrlProblem(input.serviceUrl, ctx.config.allowPrivateUrls);
   if (problem) problems['service_url'] = [problem];
   if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
