@@ -1,8 +1,8 @@
 // Routes for /api/v1/orgs: organisations and their members (onadata's OrganizationProfileViewSet).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { asPayload } from '../../http/payload.ts';
 import * as orgs from './service.ts';
+import { createOrgInput, membersInput, updateOrgInput } from './inputs.ts';
 
 const OrgParams = Type.Object({ org: Type.String({ description: 'organisation username' }) });
 const Org = Type.Object({}, { additionalProperties: true, description: 'onadata organisation: url, org, name, email, city, country, website, twitter, gravatar, require_auth, user, creator, users, metadata, …' });
@@ -22,7 +22,7 @@ export function registerOrgRoutes(app: FastifyInstance): void {
   app.post('/api/v1/orgs', {
     config: { access: 'authenticated' },
     schema: { tags: ['orgs'], summary: 'Register an organisation: {org, name, email?, city?, country?, website?, twitter?, description?}; the caller is its first owner', response: { 201: Org } },
-    handler: async (request, reply) => reply.code(201).send(await orgs.createOrganization(request.ctx, asPayload(request.body))),
+    handler: async (request, reply) => reply.code(201).send(await orgs.createOrganization(request.ctx, createOrgInput(request.body))),
   });
 
   app.get<OrgP>('/api/v1/orgs/:org', {
@@ -37,7 +37,7 @@ export function registerOrgRoutes(app: FastifyInstance): void {
       url: '/api/v1/orgs/:org',
       config: { access: 'authenticated' },
       schema: { tags: ['orgs'], summary: 'Change the organisation’s profile fields (owners)', params: OrgParams, response: { 200: Org } },
-      handler: (request) => orgs.updateOrganization(request.ctx, request.params.org, asPayload(request.body)),
+      handler: (request) => orgs.updateOrganization(request.ctx, request.params.org, updateOrgInput(request.body)),
     });
   }
 
@@ -63,8 +63,7 @@ export function registerOrgRoutes(app: FastifyInstance): void {
         params: OrgParams,
       },
       handler: async (request, reply) => {
-        const payload = { ...(request.query ?? {}), ...asPayload(request.body) };
-        const members = await orgs.changeMembers(request.ctx, request.params.org, method, payload);
+        const members = await orgs.changeMembers(request.ctx, request.params.org, method, membersInput(method, request.query, request.body));
         return reply.code(method === 'POST' ? 201 : 200).send(members);
       },
     });

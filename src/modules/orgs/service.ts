@@ -4,11 +4,11 @@
 // Organisation accounts never sign in themselves.
 import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
-import { canManageOrg, canSeeOrg, isAuthenticated, isOrgRole, requireUser } from '../../access/index.ts';
-import { readJsonObject, readString, type Payload } from '../../http/payload.ts';
+import { canManageOrg, canSeeOrg, isAuthenticated, requireUser } from '../../access/index.ts';
 import * as accounts from '../accounts/repository.ts';
 import { gravatarUrl } from '../accounts/to-api.ts';
-import { addError, checkEmail, checkUsername, splitName } from '../accounts/validation.ts';
+import { addError, splitName } from '../accounts/validation.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { setProjectRole } from '../projects/repository.ts';
 import * as repo from './repository.ts';
@@ -59,24 +59,29 @@ async function loadOrg(ctx: RequestContext, name: string): Promise<{ org: repo.O
   return { org, role };
 }
 
+/** A new organisation as a request gave it (orgs/inputs.ts reads it); absent text fields are ''. */
+export interface CreateOrgInput {
+  /** Its username, in lower case, once it passed the username rules; the service checks it is free. */
+  org?: string;
+  name?: string;
+  email: string;
+  city: string;
+  country: string;
+  website: string;
+  twitter: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  /** What was wrong with the fields as read; the service adds its lookups' and answers all in one 400. */
+  fieldErrors: FieldErrors;
+}
+
 /** POST /api/v1/orgs: {org, name, email?, city?, country?, website?, twitter?, description?}. */
-export async function createOrganization(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+export async function createOrganization(ctx: RequestContext, input: CreateOrgInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
-  const problems: FieldErrors = {};
-  const rawOrg = readString(payload, 'org', problems, { required: true, allowBlank: false });
-  const name = readString(payload, 'name', problems, { required: true, allowBlank: false });
-  const email = readString(payload, 'email', problems) ?? '';
-  const optional = Object.fromEntries(['city', 'country', 'website', 'twitter', 'description'].map((f) => [f, readString(payload, f, problems) ?? '']));
-  const metadata = readJsonObject(payload, 'metadata', problems) ?? {};
-  let username = '';
-  if (rawOrg !== undefined) {
-    const checked = checkUsername(rawOrg);
-    username = checked.value;
-    if (checked.errors.length) addError(problems, 'org', checked.errors.map((e) => e.replace(/^username may/, 'Organization may')));
-    else if (await accounts.usernameExists(ctx.db, username)) addError(problems, 'org', [`Organization ${username} already exists.`]);
-  }
-  if (name !== undefined && name.length > 30) addError(problems, 'name', ['Ensure this field has no more than 30 characters.']);
-  if (email !== '') addError(problems, 'email', checkEmail(email));
+  const problems = fieldErrorsOf(input);
+  const { name, email, metadata } = input;
+  const username = input.org ?? '';
+  if (input.org !== undefined && (await accounts.usernameExists(ctx.db, username))) addError(problems, 'org', [`Organization ${username} already exists.`]);
   if (Object.keys(problems).length) throw errors.invalidFields(problems);
   const now = ctx.clock.now();
   await ctx.db
@@ -87,16 +92,16 @@ export async function createOrganization(ctx: RequestContext, payload: Payload):
         email,
         ...splitName(name ?? ''),
         is_org: true,
-        city: optional['city'] ?? '',
-        country: optional['country'] ?? '',
-        home_page: optional['website'] ?? '',
-        twitter: optional['twitter'] ?? '',
+        city: input.city,
+        country: input.country,
+        home_page: input.website,
+        twitter: input.twitter,
         organization: name ?? '',
         metadata: JSON.stringify(metadata),
         created_by: actor.id,
         date_joined: now,
       });
-      await repo.insertOrganization(trx, { userId: account.id, creatorId: actor.id, description: optional['description'] ?? '', now });
+      await repo.insertOrganization(trx, { userId: account.id, creatorId: actor.id, description: input.description, now });
       await repo.setOrgMember(trx, account.id, actor.id, 'owner', now);
     })
     .catch((error: unknown) => {
@@ -130,26 +135,32 @@ export async function getOrganization(ctx: RequestContext, name: string): Promis
   return orgToApi(ctx, org, role);
 }
 
+/** The profile fields a change gave (orgs/inputs.ts reads them). */
+export interface UpdateOrgInput {
+  name?: string;
+  email?: string;
+  city?: string;
+  country?: string;
+  website?: string;
+  twitter?: string;
+  metadata?: Record<string, unknown>;
+  fieldErrors: FieldErrors;
+}
+
 /** PATCH or PUT /api/v1/orgs/{org}: the profile fields given (owners). */
-export async function updateOrganization(ctx: RequestContext, name: string, payload: Payload): Promise<Record<string, unknown>> {
+export async function updateOrganization(ctx: RequestContext, name: string, input: UpdateOrgInput): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const { org, role } = await loadOrg(ctx, name);
   if (!canManageOrg(role)) throw errors.permissionDenied();
-  const problems: FieldErrors = {};
-  const newName = readString(payload, 'name', problems, { allowBlank: false });
-  const email = readString(payload, 'email', problems);
-  const fields = Object.fromEntries(['city', 'country', 'website', 'twitter'].map((f) => [f, readString(payload, f, problems)]));
-  const metadata = readJsonObject(payload, 'metadata', problems);
-  if (newName !== undefined && newName.length > 30) addError(problems, 'name', ['Ensure this field has no more than 30 characters.']);
-  if (email) addError(problems, 'email', checkEmail(email));
-  if (Object.keys(problems).length) throw errors.invalidFields(problems);
+  if (Object.keys(input.fieldErrors).length) throw errors.invalidFields(fieldErrorsOf(input));
+  const { name: newName, email, city, country, website, twitter, metadata } = input;
   await accounts.updateUser(ctx.db, org.account.id, {
     ...(newName !== undefined ? { ...splitName(newName), organization: newName } : {}),
     ...(email !== undefined ? { email } : {}),
-    ...(fields['city'] !== undefined ? { city: fields['city'] } : {}),
-    ...(fields['country'] !== undefined ? { country: fields['country'] } : {}),
-    ...(fields['website'] !== undefined ? { home_page: fields['website'] } : {}),
-    ...(fields['twitter'] !== undefined ? { twitter: fields['twitter'] } : {}),
+    ...(city !== undefined ? { city } : {}),
+    ...(country !== undefined ? { country } : {}),
+    ...(website !== undefined ? { home_page: website } : {}),
+    ...(twitter !== undefined ? { twitter } : {}),
     ...(metadata !== undefined ? { metadata: JSON.stringify(metadata) } : {}),
   });
   return getOrganization(ctx, org.account.username);
@@ -167,14 +178,22 @@ export async function listMembers(ctx: RequestContext, name: string): Promise<st
  * owner on every project and form of the organisation; leaving it, or ceasing to be an owner,
  * takes those roles away. The last owner stays.
  */
-export async function changeMembers(ctx: RequestContext, name: string, method: 'POST' | 'PUT' | 'DELETE', payload: Payload): Promise<string[]> {
+export type OrgMethod = 'POST' | 'PUT' | 'DELETE';
+
+/** A change of members as a request gave it (orgs/inputs.ts reads it). */
+export interface MembersInput {
+  username?: string;
+  /** The role asked for (never with DELETE). */
+  role?: string;
+  fieldErrors: FieldErrors;
+}
+
+export async function changeMembers(ctx: RequestContext, name: string, method: OrgMethod, input: MembersInput): Promise<string[]> {
   requireUser(ctx.actor);
   const { org, role: ownRole } = await loadOrg(ctx, name);
   if (!canManageOrg(ownRole)) throw errors.permissionDenied();
-  const problems: FieldErrors = {};
-  const username = readString(payload, 'username', problems, { required: true, allowBlank: false });
-  const rawRole = method === 'DELETE' ? undefined : readString(payload, 'role', problems, { required: method === 'PUT', allowBlank: false });
-  if (rawRole !== undefined && !isOrgRole(rawRole)) addError(problems, 'role', [`"${rawRole}" is not a valid choice.`]);
+  const problems = fieldErrorsOf(input);
+  const { username, role: rawRole } = input;
   const user = username ? await accounts.findActiveUserByUsername(ctx.db, username) : undefined;
   if (username && (!user || user.is_org)) addError(problems, 'username', [`User '${username}' does not exist.`]);
   if (Object.keys(problems).length || !user) throw errors.invalidFields(problems);
