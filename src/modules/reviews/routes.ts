@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import * as reviews from './service.ts';
+import { createReviewsInput, updateReviewInput } from './inputs.ts';
 
 const IdParams = Type.Object({ pk: Type.String({ description: 'review id' }) });
 const Review = Type.Object({}, { additionalProperties: true, description: 'onadata submission review: id, instance, created_by, status, date_created, note, date_modified' });
@@ -30,7 +31,7 @@ export function registerReviewRoutes(app: FastifyInstance): void {
       summary: 'Review a record ({instance, status, note}), or several records with a list; owners and managers of the form',
     },
     handler: async (request, reply) => {
-      const created = await reviews.createReviews(request.ctx, request.body);
+      const created = await reviews.createReviews(request.ctx, createReviewsInput(request.body));
       return reply.code(201).send(created.bulk ? created.items : created.items[0]);
     },
   });
@@ -47,7 +48,7 @@ export function registerReviewRoutes(app: FastifyInstance): void {
       url: '/api/v1/submissionreview/:pk',
       config: { access: 'authenticated' },
       schema: { tags: ['reviews'], summary: 'Change a review’s status and/or note (both methods change only what is given)', params: IdParams, response: { 200: Review } },
-      handler: (request) => reviews.updateReview(request.ctx, request.params.pk, request.body),
+      handler: (request) => reviews.updateReview(request.ctx, request.params.pk, updateReviewInput(request.body)),
     });
   }
 

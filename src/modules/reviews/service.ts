@@ -8,75 +8,36 @@ import type { RequestContext } from '../../context.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import { isAuthenticated, isRole, recordReadingRoles, requireUser } from '../../access/index.ts';
 import { formStanding, type FormStanding } from '../../access/load.ts';
-import type { Payload } from '../../http/payload.ts';
 import * as repo from './repository.ts';
 import { queueReviewedRecords } from '../restservices/repository.ts';
 import { reviewToApi } from './to-api.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 
 /** The most reviews one bulk request may create. */
 export const MAX_BULK_REVIEWS = 1000;
 
-const COMMENT_REQUIRED = 'Cannot reject a submission without a comment.';
-
-interface ReviewInput {
+/** One review as a request gave it (reviews/inputs.ts reads it). */
+export interface ReviewInput {
   /** Set on create; an update keeps the review's record. */
-  instanceId: number | undefined;
-  status: repo.ReviewStatus | undefined;
-  /** undefined: not given; '' or null given: no comment. */
-  note: string | null | undefined;
+  instanceId?: number;
+  status?: repo.ReviewStatus;
+  /** Absent: not given; '' or null given: no comment. */
+  note?: string | null;
+  /** What was wrong with the fields as read; the service adds its lookups' and answers all in one 400. */
+  fieldErrors: FieldErrors;
 }
 
-function pythonTypeName(value: unknown): string {
-  if (value === null) return 'NoneType';
-  if (Array.isArray(value)) return 'list';
-  if (typeof value === 'string') return 'str';
-  if (typeof value === 'boolean') return 'bool';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
-  return 'dict';
+/** A create request: one review (an object) or several (a list). */
+export interface CreateReviewsInput {
+  bulk: boolean;
+  /** How many items the request gave. */
+  count: number;
+  /** Each item read; none when there are more than MAX_BULK_REVIEWS. */
+  reviews: ReviewInput[];
 }
 
-function isPayload(value: unknown): value is Payload {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isReviewStatus(value: string): value is repo.ReviewStatus {
+export function isReviewStatus(value: string): value is repo.ReviewStatus {
   return (repo.REVIEW_STATUSES as readonly string[]).includes(value);
-}
-
-/** One review's fields, DRF's messages for bad ones. `withInstance`: the record is required (create). */
-function readReview(item: unknown, withInstance: boolean): { input: ReviewInput; problems: FieldErrors } {
-  const problems: FieldErrors = {};
-  const input: ReviewInput = { instanceId: undefined, status: undefined, note: undefined };
-  const fail = (field: string, message: string): void => void (problems[field] ??= []).push(message);
-  if (!isPayload(item)) {
-    fail('non_field_errors', `Invalid data. Expected a dictionary, but got ${pythonTypeName(item)}.`);
-    return { input, problems };
-  }
-  if (withInstance) {
-    const raw = item['instance'];
-    if (raw === undefined) fail('instance', 'This field is required.');
-    else if (raw === null) fail('instance', 'This field may not be null.');
-    else if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw > 0) input.instanceId = raw;
-    else if (typeof raw === 'string' && /^\d{1,9}$/.test(raw.trim())) input.instanceId = Number(raw.trim());
-    else if (typeof raw === 'string' || typeof raw === 'number') fail('instance', `Invalid pk "${String(raw)}" - object does not exist.`);
-    else fail('instance', `Incorrect type. Expected pk value, received ${pythonTypeName(raw)}.`);
-  }
-  const status = item['status'];
-  if (status === null) fail('status', 'This field may not be null.');
-  else if (status !== undefined) {
-    const text = typeof status === 'string' || typeof status === 'number' ? String(status) : undefined;
-    if (text !== undefined && isReviewStatus(text)) input.status = text;
-    else fail('status', `"${text ?? JSON.stringify(status)}" is not a valid choice.`);
-  }
-  const note = item['note'];
-  if (note === null) input.note = null;
-  else if (note !== undefined) {
-    if (typeof note === 'string' || typeof note === 'number') input.note = String(note).trim();
-    else fail('note', 'Not a valid string.');
-  }
-  // Given in this request, as onadata's validate() sees it.
-  if (input.status === '2' && !input.note && !problems['note']) fail('note', COMMENT_REQUIRED);
-  return { input, problems };
 }
 
 function reader(ctx: RequestContext): repo.ReviewReader {
@@ -98,22 +59,22 @@ function standingOn(ctx: RequestContext, target: repo.ReviewTarget): FormStandin
  * POST /api/v1/submissionreview: one review (an object) or several (a list), all or none. Every
  * record must be one the caller reviews (owner or manager of its form), else 403 for the lot.
  */
-export async function createReviews(ctx: RequestContext, body: unknown): Promise<{ bulk: boolean; items: Record<string, unknown>[] }> {
+export async function createReviews(ctx: RequestContext, request: CreateReviewsInput): Promise<{ bulk: boolean; items: Record<string, unknown>[] }> {
   const actor = requireUser(ctx.actor);
-  const bulk = Array.isArray(body);
-  const items: unknown[] = bulk ? body : [body];
-  if (bulk && items.length === 0) throw errors.reviewListEmpty();
-  if (items.length > MAX_BULK_REVIEWS) throw errors.reviewListTooLong(MAX_BULK_REVIEWS);
+  const { bulk, count } = request;
+  if (bulk && count === 0) throw errors.reviewListEmpty();
+  if (count > MAX_BULK_REVIEWS) throw errors.reviewListTooLong(MAX_BULK_REVIEWS);
 
-  const read = items.map((item) => readReview(item, true));
-  const ids = [...new Set(read.flatMap((r) => (r.input.instanceId === undefined ? [] : [r.input.instanceId])))];
+  const read = request.reviews;
+  const ids = [...new Set(read.flatMap((r) => (r.instanceId === undefined ? [] : [r.instanceId])))];
   const targets = new Map((await repo.findReviewTargets(ctx.db, ids, actor.id)).filter((t) => readsRecord(ctx, t)).map((t) => [t.instance_id, t]));
-  for (const { input, problems } of read) {
+  const problems = read.map((input) => {
+    const found = fieldErrorsOf(input);
     if (input.instanceId !== undefined && !targets.has(input.instanceId)) {
-      (problems['instance'] ??= []).push(`Invalid pk "${input.instanceId}" - object does not exist.`);
+      (found['instance'] ??= []).push(`Invalid pk "${input.instanceId}" - object does not exist.`);
     }
-  }
-  const problems = read.map((r) => r.problems);
+    return found;
+  });
   if (problems.some((p) => Object.keys(p).length > 0)) {
     throw bulk ? errors.invalidItems(problems) : errors.invalidFields(problems[0] ?? {});
   }
@@ -123,7 +84,7 @@ export async function createReviews(ctx: RequestContext, body: unknown): Promise
   const created = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockInstances(trx, ids);
     const reviewIds: number[] = [];
-    for (const { input } of read) {
+    for (const input of read) {
       const instanceId = input.instanceId;
       if (instanceId === undefined) throw new Error('a validated review has no record');
       const noteId = input.note
@@ -202,11 +163,10 @@ async function loadChangeableReview(ctx: RequestContext, rawId: string): Promise
  * PATCH (or PUT) /api/v1/submissionreview/{id}: a new status and/or comment. An empty or null
  * note removes the comment; the record stays the review's own.
  */
-export async function updateReview(ctx: RequestContext, rawId: string, body: unknown): Promise<Record<string, unknown>> {
+export async function updateReview(ctx: RequestContext, rawId: string, input: ReviewInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
   const row = await loadChangeableReview(ctx, rawId);
-  const { input, problems } = readReview(body, false);
-  if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
+  if (Object.keys(input.fieldErrors).length > 0) throw errors.invalidFields(fieldErrorsOf(input));
   const now = ctx.clock.now();
   const changed = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockInstances(trx, [row.instance_id]);
