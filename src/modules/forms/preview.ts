@@ -4,19 +4,24 @@ import { convert } from '../../../packages/xlsform/src/index.ts';
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { requireUser } from '../../access/index.ts';
-import type { Payload } from '../../http/payload.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { findSurveyDraft, insertSurveyDraft } from './drafts-repository.ts';
 import { draftPreviewUrl } from '../webforms/urls.ts';
+
+/** A preview request (forms/inputs.ts reads it). */
+export interface SurveyPreviewInput {
+  /** The CSV XLSForm text; absent when missing or blank. */
+  body?: string;
+}
 
 /**
  * POST /api/v1/forms/survey_preview. Beside onadata's two fields, `enketo_preview_url`: the web
  * form page that previews the draft (nothing it takes is stored).
  */
-export async function createSurveyPreview(ctx: RequestContext, payload: Payload): Promise<{ unique_string: string; username: string; enketo_preview_url: string }> {
+export async function createSurveyPreview(ctx: RequestContext, input: SurveyPreviewInput): Promise<{ unique_string: string; username: string; enketo_preview_url: string }> {
   const actor = requireUser(ctx.actor);
-  const body = payload['body'];
-  if (typeof body !== 'string' || !body.trim()) throw errors.previewBodyMissing();
+  const { body } = input;
+  if (body === undefined) throw errors.previewBodyMissing();
   const uniqueString = `survey_draft_${randomBytes(3).toString('hex')}.csv`;
   const result = convert(body, { fileName: uniqueString });
   if (!result.ok) throw errors.previewInvalid(result.errors.map((e) => e.message).join('\n'));

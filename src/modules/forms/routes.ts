@@ -1,12 +1,12 @@
 // Routes for /forms: a schema, an access rule and one service call each.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { asPayload } from '../../http/payload.ts';
 import { readBody } from '../../http/multipart.ts';
 import { sendCachedJson, sendPage } from '../../http/list-reply.ts';
 import { paginate } from '../../http/pagination.ts';
 import { pageWindow } from '../../lib/pages.ts';
 import * as forms from './service.ts';
+import { cloneFormInput, formListQuery, labelsInput, shareFormInput, surveyPreviewInput, updateFormInput } from './inputs.ts';
 import { createSurveyPreview, surveyPreviewXml } from './preview.ts';
 import { asyncDeleteStatus, asyncPublishStatus, startAsyncDelete, startAsyncPublish } from './async.ts';
 import { sendSuffixedExport } from '../exports/download-routes.ts';
@@ -55,7 +55,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     handler: async (request, reply) =>
       sendCachedJson(request, reply, async () => {
         // Page over ids first, so only the page's forms are represented.
-        const ids = await forms.listFormIds(request.ctx, request.query);
+        const ids = await forms.listFormIds(request.ctx, formListQuery(request.query));
         const { pageItems, link } = paginate(ids, pageWindow(request.query), request.url, request.ctx.baseUrl);
         return { body: await forms.shortForms(request.ctx, pageItems), ...(link ? { headers: { link } } : {}) };
       }),
@@ -71,7 +71,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
   app.post('/api/v1/forms/survey_preview', {
     config: { access: 'authenticated' },
     schema: { tags: ['forms'], summary: 'Compile CSV XLSForm text (`body`) for preview', body: Type.Object({ body: Type.Optional(Type.String()) }) },
-    handler: (request) => createSurveyPreview(request.ctx, asPayload(request.body)),
+    handler: (request) => createSurveyPreview(request.ctx, surveyPreviewInput(request.body)),
   });
 
   const previewQuery = Type.Object({ username: Type.Optional(Type.String()), filename: Type.Optional(Type.String()) });
@@ -118,7 +118,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
         params: IdParams,
       },
       handler: async (request) =>
-        forms.updateForm(request.ctx, request.params.pk, await readBody(request, request.ctx.config.uploadLimitBytes), method === 'PUT'),
+        forms.updateForm(request.ctx, request.params.pk, updateFormInput(await readBody(request, request.ctx.config.uploadLimitBytes), method === 'PUT')),
     });
   }
 
@@ -182,7 +182,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     serializerCompiler: replyAsWritten,
     schema: { tags: ['forms'], summary: 'Add tags (comma- or space-separated `tags`)', params: IdParams, response: { 200: Labels, 201: Labels } },
     handler: async (request, reply) => {
-      const result = await forms.addFormLabels(request.ctx, request.params.pk, asPayload(request.body));
+      const result = await forms.addFormLabels(request.ctx, request.params.pk, labelsInput(request.body));
       return reply.code(result.status).send(result.tags);
     },
   });
@@ -205,7 +205,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     config: { access: 'authenticated' },
     schema: { tags: ['forms'], summary: 'Give users (username or comma-separated usernames) a role on this form', params: IdParams },
     handler: async (request, reply) => {
-      await forms.shareForm(request.ctx, request.params.pk, asPayload(request.body));
+      await forms.shareForm(request.ctx, request.params.pk, shareFormInput(request.body));
       return reply.code(204).send();
     },
   });
@@ -214,7 +214,7 @@ export function registerFormRoutes(app: FastifyInstance): void {
     config: { access: 'authenticated' },
     serializerCompiler: replyAsWritten,
     schema: { tags: ['forms'], summary: 'Copy the form into `username`’s account (optionally into project_id)', params: IdParams, response: { 201: Form } },
-    handler: async (request, reply) => reply.code(201).send(await forms.cloneForm(request.ctx, request.params.pk, asPayload(request.body))),
+    handler: async (request, reply) => reply.code(201).send(await forms.cloneForm(request.ctx, request.params.pk, cloneFormInput(request.body))),
   });
 }
 

@@ -7,17 +7,16 @@ import { errors, type FieldErrors } from '../../errors.ts';
 import {
   canAddToAccount,
   isAuthenticated,
-  isRole,
   ROLES,
   requireUser,
   type Role,
 } from '../../access/index.ts';
-import { has, parseBoolean, readBoolean, readString, type Payload } from '../../http/payload.ts';
 import type { ParsedBody, UploadedFile } from '../../lib/uploaded-body.ts';
 import { addError } from '../accounts/validation.ts';
 import { findActiveUserByUsername, listUsersByUsernames, type UserRow } from '../accounts/repository.ts';
 import { getBlob } from '../blobs/repository.ts';
-import { groupBy, parseTags, parseUserRef } from '../shared/members.ts';
+import { groupBy } from '../shared/members.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 import { grantProject, requireForm } from '../../access/load.ts';
 import { findLiveProject } from '../projects/repository.ts';
 import { orgRoleFor } from '../orgs/service.ts';
@@ -137,19 +136,25 @@ export async function publishForm(ctx: RequestContext, body: ParsedBody): Promis
 
 // ---------------------------------------------------------------- list and read
 
+/** GET /api/v1/forms's filters (forms/inputs.ts reads them from the query). */
+export interface FormListQuery {
+  /** The owning account's username. */
+  owner?: string;
+  /** Forms with any of these tags; none: no filter. */
+  tags: string[];
+  instancesWithOsm?: boolean;
+}
+
 /** Ids of the forms GET /api/v1/forms lists: the caller's (anonymous: public ones), filtered. */
-export async function listFormIds(
-  ctx: RequestContext,
-  query: { owner?: string | undefined; tags?: string | undefined; tag?: string | undefined; instances_with_osm?: string | undefined },
-): Promise<number[]> {
+export async function listFormIds(ctx: RequestContext, query: FormListQuery): Promise<number[]> {
   let ownerId: number | undefined;
   if (query.owner) {
     const owner = await findActiveUserByUsername(ctx.db, query.owner);
     if (!owner) return [];
     ownerId = owner.id;
   }
-  const tags = parseTags(query.tags ?? query.tag ?? '');
-  const osm = query.instances_with_osm === undefined ? undefined : parseBoolean(query.instances_with_osm);
+  const { tags } = query;
+  const osm = query.instancesWithOsm;
   return repo.listLiveFormIds(ctx.db, {
     ...(isAuthenticated(ctx.actor) ? { memberId: ctx.actor.user.id } : { sharedOnly: true }),
     ...(ownerId !== undefined ? { ownerId } : {}),
@@ -178,15 +183,35 @@ export async function getForm(ctx: RequestContext, rawId: string): Promise<Recor
 
 // ---------------------------------------------------------------- update, replace, delete
 
-const PUT_REQUIRED = ['uuid', 'description', 'downloadable', 'owner', 'public', 'public_data', 'title'] as const;
+/** A form's settings as a request gave them (forms/inputs.ts reads them). */
+export interface FormSettingsInput {
+  title?: string;
+  description?: string;
+  downloadable?: boolean;
+  shared?: boolean;
+  sharedData?: boolean;
+  requireAuth?: boolean;
+  /** The username `owner` names: it must exist, and changes nothing (as in onadata). */
+  owner?: string;
+  /** What was wrong with the fields as read (PUT: those missing too); the service adds its lookups'. */
+  fieldErrors: FieldErrors;
+}
 
-export async function updateForm(ctx: RequestContext, rawId: string, body: ParsedBody, full: boolean): Promise<Record<string, unknown>> {
+/** PUT (`full`) or PATCH of a form: new settings, or (PATCH) a new XLSForm from the body. */
+export interface UpdateFormInput {
+  full: boolean;
+  /** The body brings a new XLSForm (a file, xls_url, dropbox_xls_url or text_xls_form). */
+  replaces: boolean;
+  body: ParsedBody;
+  settings: FormSettingsInput;
+}
+
+export async function updateForm(ctx: RequestContext, rawId: string, input: UpdateFormInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
   const { form, role } = await requireForm(ctx, rawId, 'change_xform');
-  const payload: Payload = body.fields;
+  const { full, body, settings } = input;
 
-  const replacing = body.files.size > 0 || ['xls_url', 'dropbox_xls_url', 'text_xls_form'].some((k) => has(payload, k));
-  if (replacing && !full) {
+  if (input.replaces && !full) {
     if (role !== 'manager' && role !== 'owner') {
       throw errors.noManagerRole(actor.username, form.id_string);
     }
@@ -196,19 +221,10 @@ export async function updateForm(ctx: RequestContext, rawId: string, body: Parse
     return formDetail(ctx, form.id);
   }
 
-  const fieldErrors: FieldErrors = {};
-  if (full) for (const key of PUT_REQUIRED) if (!has(payload, key)) addError(fieldErrors, key, ['This field is required.']);
-  const title = readString(payload, 'title', fieldErrors, { allowBlank: false });
-  if (title !== undefined && title.length > 255) addError(fieldErrors, 'title', ['Ensure this field has no more than 255 characters.']);
-  const description = readString(payload, 'description', fieldErrors);
-  const downloadable = readBoolean(payload, 'downloadable', fieldErrors);
-  const shared = readBoolean(payload, 'public', fieldErrors);
-  const sharedData = readBoolean(payload, 'public_data', fieldErrors);
-  const requireAuth = readBoolean(payload, 'require_auth', fieldErrors);
-  if (has(payload, 'owner')) {
-    const ref = parseUserRef(payload['owner']);
-    if (!ref.ok) addError(fieldErrors, 'owner', [ref.message]);
-    else if (!(await findActiveUserByUsername(ctx.db, ref.username))) addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
+  const fieldErrors = fieldErrorsOf(settings);
+  const { title, description, downloadable, shared, sharedData, requireAuth } = settings;
+  if (settings.owner !== undefined && !(await findActiveUserByUsername(ctx.db, settings.owner))) {
+    addError(fieldErrors, 'owner', ['Invalid hyperlink - Object does not exist.']);
   }
   if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
   if (title !== undefined) {
@@ -328,10 +344,10 @@ export async function formLabels(ctx: RequestContext, rawId: string): Promise<st
   return (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [];
 }
 
-export async function addFormLabels(ctx: RequestContext, rawId: string, payload: Payload): Promise<{ status: number; tags: string[] }> {
+/** `tags` as read from the request (comma- or space-separated, taggit's way). */
+export async function addFormLabels(ctx: RequestContext, rawId: string, tags: readonly string[]): Promise<{ status: number; tags: string[] }> {
   requireUser(ctx.actor);
   const { form } = await requireForm(ctx, rawId, 'add_xform');
-  const tags = parseTags(payload['tags']);
   if (tags.length) await repo.addFormTags(ctx.db, form.id, tags);
   return { status: tags.length ? 201 : 200, tags: (await repo.listFormTags(ctx.db, [form.id])).get(form.id) ?? [] };
 }
@@ -345,25 +361,33 @@ export async function removeFormLabel(ctx: RequestContext, rawId: string, tag: s
 
 // ---------------------------------------------------------------- share
 
+/** A form share as a request gave it (forms/inputs.ts reads it). */
+export interface ShareFormInput {
+  /** The names given; absent when the field was missing or blank. */
+  usernames?: string[];
+  /** The role asked for, or what is wrong with it (said for each name). */
+  role: { ok: true; role: Role } | { ok: false; message: string };
+}
+
 /** Form share: each named user gets the role on this form only. Errors come back as a list aligned with the names. */
-export async function shareForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<void> {
+export async function shareForm(ctx: RequestContext, rawId: string, input: ShareFormInput): Promise<void> {
   requireUser(ctx.actor);
   const { form, role: ownRole } = await requireForm(ctx, rawId, 'add_xform');
-  const raw = typeof payload['usernames'] === 'string' && payload['usernames'] ? payload['usernames'] : payload['username'];
-  if (typeof raw !== 'string' || !raw.trim()) throw errors.shareUsernameMissing();
-  const names = raw.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = input.usernames;
+  if (names === undefined) throw errors.shareUsernameMissing();
   const users = await listUsersByUsernames(ctx.db, names);
-  const roleValue = payload['role'];
+  const asked = input.role;
   const perName: Array<Record<string, string[]>> = names.map((name) => {
     const entry: Record<string, string[]> = {};
     const user = users.find((u) => u.username === name);
     if (!user || !user.is_active) entry['username'] = [`User '${name}' does not exist.`];
-    if (roleValue === undefined || roleValue === null || roleValue === '') entry['role'] = ['This field may not be null.'];
-    else if (typeof roleValue !== 'string' || !isRole(roleValue)) entry['role'] = [`Unknown role '${String(roleValue)}'.`];
+    if (!asked.ok) entry['role'] = [asked.message];
     return entry;
   });
   if (perName.some((e) => Object.keys(e).length)) throw errors.shareRefused(perName);
-  const role = roleValue as Role;
+  // Only a request that names nobody gets here with a bad role: there is no one to grant it to.
+  if (!asked.ok) return;
+  const { role } = asked;
   const targets = users.filter((u) => names.includes(u.username));
   // onadata lets a form's manager grant owner or demote the owning account, which then cannot
   // take its form back; the project share's rules hold here too: the owning account keeps its
@@ -383,21 +407,27 @@ export async function shareForm(ctx: RequestContext, rawId: string, payload: Pay
 
 // ---------------------------------------------------------------- clone
 
-export async function cloneForm(ctx: RequestContext, rawId: string, payload: Payload): Promise<Record<string, unknown>> {
+/** A clone request (forms/inputs.ts reads it). */
+export interface CloneFormInput {
+  /** The account to copy the form into; absent when the field was missing or blank. */
+  username?: string;
+  /** The project to copy it into, or the `project_id` given when it is not a number. */
+  project?: { ok: true; id: number } | { ok: false; given: string };
+}
+
+export async function cloneForm(ctx: RequestContext, rawId: string, input: CloneFormInput): Promise<Record<string, unknown>> {
   const actor = requireUser(ctx.actor);
   const { form, allows } = await requireForm(ctx, rawId, 'view_xform');
   if (!form.shared && !allows('add_xform')) throw errors.permissionDenied();
-  const username = payload['username'];
-  if (typeof username !== 'string' || !username.trim()) throw errors.usernameNull();
-  const target = (await listUsersByUsernames(ctx.db, [username.trim()])).find((u) => u.is_active);
-  if (!target) throw errors.userDoesNotExist(username.trim());
+  const { username, project } = input;
+  if (username === undefined) throw errors.usernameNull();
+  const target = (await listUsersByUsernames(ctx.db, [username])).find((u) => u.is_active);
+  if (!target) throw errors.userDoesNotExist(username);
   let projectId: number | undefined;
-  const projectField = payload['project_id'];
-  if (projectField !== undefined && projectField !== null && projectField !== '') {
-    const id = Number(projectField);
-    if (!Number.isInteger(id)) throw errors.projectIdNotNumber(String(projectField));
-    if (!(await findLiveProject(ctx.db, id))) throw errors.projectDoesNotExist(id);
-    projectId = id;
+  if (project !== undefined) {
+    if (!project.ok) throw errors.projectIdNotNumber(project.given);
+    if (!(await findLiveProject(ctx.db, project.id))) throw errors.projectDoesNotExist(project.id);
+    projectId = project.id;
   }
   if (!canAddToAccount(ctx.actor, target.id, await orgRoleFor(ctx, target.id))) {
     throw errors.noRightToAddForms(actor.username, target.username);
