@@ -52,6 +52,8 @@ export interface Config {
   readonly exportThreads: number;
   /** Records a CSV export needs before it starts helper threads. */
   readonly exportThreadMinRecords: number;
+  /** How often the embedded database's upkeep looks for a table to VACUUM or ANALYZE; 0: never. */
+  readonly pgliteUpkeepMs: number;
   /** HTTP server processes (node:cluster) on PostgreSQL; the embedded database allows only 1. */
   readonly webProcesses: number;
   readonly oauthAccessTokenSeconds: number;
@@ -98,6 +100,7 @@ export const SETTINGS = [
   ['WORKERS', '1', 'background job workers in the server process (0: none; use `gather worker`)'],
   ['EXPORT_THREADS', '1', 'helper threads rendering a big CSV export beside the main thread, on PostgreSQL (0: none)'],
   ['EXPORT_THREAD_MIN_RECORDS', '20000', 'records a CSV export needs before it uses helper threads'],
+  ['PGLITE_UPKEEP_INTERVAL', '60', 'seconds between looks for a table of the embedded database to VACUUM or ANALYZE, one at a time (0: never)'],
   ['WEB_PROCESSES', '1', 'HTTP server processes sharing the port, or auto (one per CPU); more than 1 needs DATABASE_URL'],
   ['OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', '36000', 'lifetime of an OAuth 2 access token'],
   ['OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', '60', 'lifetime of an OAuth 2 authorization code'],
@@ -205,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: integer(env, 'WORKERS', 1),
     exportThreads: integer(env, 'EXPORT_THREADS', 1),
     exportThreadMinRecords: integer(env, 'EXPORT_THREAD_MIN_RECORDS', 20_000),
+    pgliteUpkeepMs: integer(env, 'PGLITE_UPKEEP_INTERVAL', 60) * 1000,
     webProcesses: webProcesses(env),
     oauthAccessTokenSeconds: Math.max(1, integer(env, 'OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', 36000)),
     oauthAuthorizationCodeSeconds: Math.max(1, integer(env, 'OAUTH2_AUTHORIZATION_CODE_EXPIRE_SECONDS', 60)),

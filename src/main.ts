@@ -5,11 +5,12 @@ import cluster, { type Worker } from 'node:cluster';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.ts';
 import { buildApp } from './app.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, startDatabaseUpkeep } from './runtime.ts';
 import { buildJobRegistry, recoverAtStart } from './compose.ts';
 import { consoleJobLog, type JobLog } from './jobs/log.ts';
 import { startWorkers, type Workers } from './jobs/worker.ts';
 import { startRestDeliveries, type RestDeliveries } from './modules/restservices/delivery.ts';
+import type { Upkeep } from './platform/pglite-upkeep.ts';
 
 export async function startServer(config: Config): Promise<void> {
   if (config.webProcesses > 1 && !config.databaseUrl) {
@@ -27,6 +28,7 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
   const app = await buildApp(runtime.deps, { logger: { level: config.logLevel } });
   let workers: Workers | undefined;
   let deliveries: RestDeliveries | undefined;
+  let upkeep: Upkeep | undefined;
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -35,6 +37,7 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
     await app.close();
     await deliveries?.stop();
     await workers?.stop();
+    await upkeep?.stop();
     await runtime.close();
     process.exit(0);
   };
@@ -51,6 +54,8 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
   }
   // REST service deliveries run where the job workers do, in loops of their own.
   if (options.jobWorkers > 0 && !stopping) deliveries = startRestDeliveries(runtime.deps, { log: jobLogTo(app.log) });
+  // Only this process opens an embedded database, so its VACUUM and ANALYZE run here.
+  if (!stopping) upkeep = startDatabaseUpkeep(runtime, jobLogTo(app.log));
 }
 
 /**

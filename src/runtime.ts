@@ -13,6 +13,7 @@ import { createLogMailer, type Mailer } from './platform/mailer.ts';
 import { MatchCache } from './modules/submissions/match-cache.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { SubmissionTargets } from './modules/submissions/target-cache.ts';
+import { startPgliteUpkeep, type Upkeep, type UpkeepLog } from './platform/pglite-upkeep.ts';
 
 /** 32 MiB of record ids: eight million matches across the cached queries. */
 const MATCH_CACHE_BYTES = 32 * 1024 * 1024;
@@ -59,4 +60,15 @@ export async function openRuntime(
     mailer: options.mailer ?? createLogMailer((line) => console.log(line)),
   };
   return { deps, database, close: () => database.close() };
+}
+
+/**
+ * The embedded database's VACUUM and ANALYZE loop (src/platform/pglite-upkeep.ts), in the one
+ * process that opens it; none on PostgreSQL, whose autovacuum does this, or with
+ * PGLITE_UPKEEP_INTERVAL=0.
+ */
+export function startDatabaseUpkeep(runtime: Runtime, log: UpkeepLog): Upkeep | undefined {
+  const { database, deps } = runtime;
+  if (database.backend !== 'pglite' || !database.busyMs || deps.config.pgliteUpkeepMs <= 0) return undefined;
+  return startPgliteUpkeep(database.db, { intervalMs: deps.config.pgliteUpkeepMs, busyMs: database.busyMs, log });
 }

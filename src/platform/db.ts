@@ -51,6 +51,8 @@ export type DbOrTx = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly backend: 'pglite' | 'postgres';
+  /** PGlite: milliseconds its one connection has been in use since it opened; for its upkeep. */
+  readonly busyMs?: () => number;
   close(): Promise<void>;
 }
 
@@ -138,6 +140,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return {
       db,
       backend: 'pglite',
+      busyMs: () => driver.busyMs(),
       close: async () => {
         await db.destroy();
         lock?.release();

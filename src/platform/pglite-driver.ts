@@ -65,6 +65,8 @@ function lastResult(results: Array<{ rows: unknown[]; affectedRows?: number }>):
 export class PGliteDriver implements Driver {
   readonly #mutex = new Mutex();
   readonly #connection: PGliteConnection;
+  #busyMs = 0;
+  #heldSince: number | undefined;
 
   constructor(private readonly pg: PGlite) {
     this.#connection = new PGliteConnection(pg);
@@ -76,7 +78,13 @@ export class PGliteDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#mutex.lock();
+    this.#heldSince = performance.now();
     return this.#connection;
+  }
+
+  /** Milliseconds the connection has been held so far, all callers together (the upkeep's measure of load). */
+  busyMs(): number {
+    return this.#busyMs + (this.#heldSince === undefined ? 0 : performance.now() - this.#heldSince);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -95,6 +103,8 @@ export class PGliteDriver implements Driver {
   }
 
   async releaseConnection(): Promise<void> {
+    if (this.#heldSince !== undefined) this.#busyMs += performance.now() - this.#heldSince;
+    this.#heldSince = undefined;
     this.#mutex.unlock();
   }
 
