@@ -1,8 +1,8 @@
 // Routes for /users, /user and /profiles: a schema, an access rule and one service call each.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { asPayload } from '../../http/payload.ts';
 import * as accounts from './service.ts';
+import { passwordChangeInput, registrationInput, updateProfileInput } from './inputs.ts';
 import { expireTempToken, regenerateApiToken } from '../auth/service.ts';
 import { requireUser } from '../../access/index.ts';
 import {
@@ -75,7 +75,7 @@ export function registerAccountRoutes(app: FastifyInstance): void {
   app.post('/api/v1/profiles', {
     config: { access: 'anyone' },
     schema: { tags: ['profiles'], summary: 'Register an account', body: RegistrationBody, response: { 201: Profile } },
-    handler: async (request, reply) => reply.code(201).send(await accounts.registerProfile(request.ctx, asPayload(request.body))),
+    handler: async (request, reply) => reply.code(201).send(await accounts.registerProfile(request.ctx, registrationInput(request.body))),
   });
 
   app.get<{ Querystring: { users?: string; ordering?: string } }>('/api/v1/profiles', {
@@ -110,7 +110,7 @@ export function registerAccountRoutes(app: FastifyInstance): void {
         body: ProfileUpdateBody,
       },
       handler: async (request) => {
-        const result = await accounts.updateProfile(request.ctx, request.params.username, asPayload(request.body), method === 'PUT');
+        const result = await accounts.updateProfile(request.ctx, request.params.username, updateProfileInput(request.body, method === 'PUT'), method === 'PUT');
         return result.body;
       },
     });
@@ -126,7 +126,7 @@ export function registerAccountRoutes(app: FastifyInstance): void {
         body: ChangePasswordBody,
         response: { 200: Type.Object({ username: Type.String(), access_token: Type.String(), temp_token: Type.String() }) },
       },
-      handler: (request) => accounts.changePassword(request.ctx, request.params.username, asPayload(request.body)),
+      handler: (request) => accounts.changePassword(request.ctx, request.params.username, passwordChangeInput(request.body)),
     });
   }
 

@@ -11,7 +11,6 @@ import {
   requireUser,
 } from '../../access/index.ts';
 import { hashPassword, verifyPassword } from '../../platform/secrets.ts';
-import { readBoolean, readJsonObject, readString, has, parseBoolean, type Payload } from '../../http/payload.ts';
 import {
   addPasswordHistory,
   emailInUse,
@@ -27,16 +26,8 @@ import {
   type UserPatch,
   type UserRow,
 } from './repository.ts';
-import {
-  addError,
-  checkCountry,
-  checkEmail,
-  checkTwitter,
-  checkUsername,
-  lengthErrors,
-  passwordProblems,
-  splitName,
-} from './validation.ts';
+import { addError, passwordProblems } from './validation.ts';
+import { fieldErrorsOf } from '../shared/field-errors.ts';
 import { currentUserToApi, profileToApi, userToApi, type UserEntry } from './to-api.ts';
 import { issueToken, tokensOf } from '../auth/service.ts';
 import { digestSecretsAfterRename, digestSecretsFor } from '../auth/digest-service.ts';
@@ -128,93 +119,59 @@ export async function listProfiles(ctx: RequestContext, usersParam: string | und
   return rows.map((row) => profileToApi(row, ctx.baseUrl, viewOf(ctx, row, true)));
 }
 
+/** The profile fields a request may set that need no lookup. */
+export type ProfileChanges = Pick<UserPatch, 'first_name' | 'last_name' | 'city' | 'organization' | 'home_page' | 'country' | 'twitter' | 'require_auth'>;
+
+/** A registration's or a profile change's fields as a request gave them (accounts/inputs.ts reads them). */
+export interface ProfileFieldsInput {
+  /** In lower case, once it passed the username rules; the service checks it is free. */
+  username?: string;
+  /** Once it passed the format check; the service checks it is not in use. */
+  email?: string;
+  changes: ProfileChanges;
+  password?: string;
+  metadata?: Record<string, unknown>;
+  /** What was wrong with the fields as read; the service adds its lookups' and answers all in one 400. */
+  fieldErrors: FieldErrors;
+}
+
+/** A profile change: its fields, or (PATCH with `overwrite=false`) metadata to merge in. */
+export type UpdateProfileInput =
+  | { kind: 'metadata'; metadata?: Record<string, unknown>; fieldErrors: FieldErrors }
+  | {
+      kind: 'profile';
+      /** PUT's required fields that were not given: refused before the others are looked at. */
+      missing: FieldErrors;
+      /** `email` was given, valid or not: changing it takes the password. */
+      emailGiven: boolean;
+      fields: ProfileFieldsInput;
+    };
+
 interface ProfileFields {
   patch: UserPatch;
   password?: string | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
 
-/** Validates the writable profile fields present in the payload (DRF field errors). */
-async function readProfileFields(ctx: RequestContext, payload: Payload, opts: { creating: boolean; selfId?: number }): Promise<ProfileFields> {
-  const fieldErrors: FieldErrors = {};
-  const required = opts.creating;
-  const patch: UserPatch = {};
-
-  const rawUsername = readString(payload, 'username', fieldErrors, { required, allowBlank: false });
-  if (rawUsername !== undefined) {
-    const { value, errors: usernameErrors } = checkUsername(rawUsername);
-    addError(fieldErrors, 'username', usernameErrors);
-    if (usernameErrors.length === 0) {
-      if (await usernameExists(ctx.db, value, opts.selfId)) addError(fieldErrors, 'username', [`${value} already exists`]);
-      else patch.username = value;
-    }
+/** The input's fields once the username and e-mail are known to be free (DRF field errors otherwise). */
+async function checkProfileFields(ctx: RequestContext, input: ProfileFieldsInput, selfId?: number): Promise<ProfileFields> {
+  const fieldErrors = fieldErrorsOf(input);
+  const patch: UserPatch = { ...input.changes };
+  if (input.username !== undefined) {
+    if (await usernameExists(ctx.db, input.username, selfId)) addError(fieldErrors, 'username', [`${input.username} already exists`]);
+    else patch.username = input.username;
   }
-
-  const email = readString(payload, 'email', fieldErrors, { required, allowBlank: false });
-  if (email !== undefined) {
-    const emailErrors = checkEmail(email);
-    addError(fieldErrors, 'email', emailErrors);
-    if (emailErrors.length === 0) {
-      if (await emailInUse(ctx.db, email, opts.selfId)) addError(fieldErrors, 'email', ['This email address is already in use. ']);
-      else patch.email = email;
-    }
-  }
-
-  for (const field of ['first_name', 'last_name'] as const) {
-    const value = readString(payload, field, fieldErrors);
-    if (value === undefined) continue;
-    const problems = lengthErrors(value, undefined, 30);
-    addError(fieldErrors, field, problems);
-    if (problems.length === 0) patch[field] = value;
-  }
-  const name = readString(payload, 'name', fieldErrors);
-  if (name) Object.assign(patch, splitName(name.length > 60 ? name.slice(0, 60) : name));
-  if (opts.creating && !name && !patch.first_name && !fieldErrors['first_name']) {
-    addError(fieldErrors, 'name', ['Either name or first_name should be provided']);
-  }
-
-  for (const [field, column] of [['city', 'city'], ['organization', 'organization'], ['website', 'home_page']] as const) {
-    const value = readString(payload, field, fieldErrors);
-    if (value !== undefined) {
-      const problems = lengthErrors(value, undefined, 255);
-      addError(fieldErrors, field, problems);
-      if (problems.length === 0) patch[column] = value;
-    }
-  }
-  const country = readString(payload, 'country', fieldErrors);
-  if (country !== undefined) {
-    const problems = checkCountry(country);
-    addError(fieldErrors, 'country', problems);
-    if (problems.length === 0) patch.country = country;
-  }
-  const twitter = readString(payload, 'twitter', fieldErrors);
-  if (twitter !== undefined) {
-    const problems = checkTwitter(twitter);
-    addError(fieldErrors, 'twitter', problems);
-    if (problems.length === 0) patch.twitter = twitter;
-  }
-  const requireAuth = readBoolean(payload, 'require_auth', fieldErrors);
-  if (requireAuth !== undefined) patch.require_auth = requireAuth;
-
-  const password = readString(payload, 'password', fieldErrors, { required });
-  const metadata = opts.creating ? undefined : readJsonObject(payload, 'metadata', fieldErrors);
-
-  if (opts.creating && password !== undefined && !fieldErrors['password']) {
-    const problems = passwordProblems(password, {
-      username: patch.username ?? rawUsername ?? '',
-      first_name: patch.first_name ?? '',
-      last_name: patch.last_name ?? '',
-      email: email ?? '',
-    });
-    addError(fieldErrors, 'password', problems);
+  if (input.email !== undefined) {
+    if (await emailInUse(ctx.db, input.email, selfId)) addError(fieldErrors, 'email', ['This email address is already in use. ']);
+    else patch.email = input.email;
   }
   if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
-  return { patch, password, metadata };
+  return { patch, password: input.password, metadata: input.metadata };
 }
 
-export async function registerProfile(ctx: RequestContext, payload: Payload): Promise<Record<string, unknown>> {
+export async function registerProfile(ctx: RequestContext, input: ProfileFieldsInput): Promise<Record<string, unknown>> {
   if (ctx.config.disableCreatingUsers) throw errors.userCreationDisabled();
-  const fields = await readProfileFields(ctx, payload, { creating: true });
+  const fields = await checkProfileFields(ctx, input);
   const password = fields.password ?? '';
   const passwordHash = await hashPassword(password);
   const creator = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;
@@ -245,29 +202,23 @@ export type ProfileUpdateResult =
   | { kind: 'profile'; body: Record<string, unknown> }
   | { kind: 'metadata'; body: Record<string, unknown> };
 
-export async function updateProfile(ctx: RequestContext, lookup: string, payload: Payload, full: boolean): Promise<ProfileUpdateResult> {
+/** PATCH or PUT (`full`: the input was read with PUT's rules) of a profile. */
+export async function updateProfile(ctx: RequestContext, lookup: string, input: UpdateProfileInput, full: boolean): Promise<ProfileUpdateResult> {
   requireUser(ctx.actor);
   const profile = await loadProfile(ctx, lookup);
   if (!canChangeProfile(ctx.actor, profile)) throw errors.permissionDenied();
 
-  const overwrite = payload['overwrite'];
-  if (!full && (overwrite === false || (typeof overwrite === 'string' && overwrite.toLowerCase() === 'false'))) {
-    const fieldErrors: FieldErrors = {};
-    const metadata = readJsonObject(payload, 'metadata', fieldErrors);
-    if (metadata === undefined && !fieldErrors['metadata']) addError(fieldErrors, 'metadata', ['This field is required.']);
-    if (Object.keys(fieldErrors).length || metadata === undefined) throw errors.invalidFields(fieldErrors);
+  if (input.kind === 'metadata') {
+    const { metadata } = input;
+    if (Object.keys(input.fieldErrors).length || metadata === undefined) throw errors.invalidFields(fieldErrorsOf(input));
     const merged = mergeMetadata(profile.metadata, metadata);
     const updated = await updateUser(ctx.db, profile.id, { metadata: JSON.stringify(merged) });
     ctx.authCache.forgetUser(profile.id);
     return { kind: 'metadata', body: updated.metadata };
   }
 
-  if (full) {
-    const fieldErrors: FieldErrors = {};
-    for (const field of ['username', 'email']) if (!has(payload, field)) addError(fieldErrors, field, ['This field is required.']);
-    if (Object.keys(fieldErrors).length) throw errors.invalidFields(fieldErrors);
-  }
-  const fields = await readProfileFields(ctx, payload, { creating: false, selfId: profile.id });
+  if (Object.keys(input.missing).length) throw errors.invalidFields(input.missing);
+  const fields = await checkProfileFields(ctx, input.fields, profile.id);
   const patch: UserPatch = { ...fields.patch };
   let metadata = fields.metadata ?? profile.metadata;
 
@@ -284,7 +235,7 @@ export async function updateProfile(ctx: RequestContext, lookup: string, payload
       throw errors.profilePasswordWrong();
     }
   }
-  if (has(payload, 'email')) {
+  if (input.emailGiven) {
     if (fields.password === undefined) throw errors.profilePasswordMissing();
     if (patch.email !== undefined && patch.email !== profile.email) metadata = { ...metadata, is_email_verified: false };
     else if (full) metadata = { ...metadata, is_email_verified: false };
@@ -307,13 +258,18 @@ function minutesUntil(until: Date, now: Date): number {
   return Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
 }
 
-export async function changePassword(ctx: RequestContext, lookup: string, payload: Payload): Promise<Record<string, unknown>> {
+/** A password change as a request gave it ('' for a field missing or not text). */
+export interface PasswordChangeInput {
+  current: string;
+  next: string;
+}
+
+export async function changePassword(ctx: RequestContext, lookup: string, input: PasswordChangeInput): Promise<Record<string, unknown>> {
   requireUser(ctx.actor);
   const profile = await loadProfile(ctx, lookup);
   if (!canChangePassword(ctx.actor, profile)) throw errors.permissionDenied();
 
-  const current = typeof payload['current_password'] === 'string' ? payload['current_password'] : '';
-  const next = typeof payload['new_password'] === 'string' ? payload['new_password'] : '';
+  const { current, next } = input;
   if (!current || !next) throw errors.passwordFieldsBlank();
 
   const key = `change_password:${profile.id}`;
@@ -372,5 +328,3 @@ export async function monthlySubmissions(ctx: RequestContext, lookup: string, qu
   if (counts.public) body['public'] = counts.public;
   return body;
 }
-
-export { parseBoolean };
