@@ -10,7 +10,6 @@ import * as forms from '../forms/repository.ts';
 import { numericSortKeys, queryCondition, sortOrder } from './query.ts';
 import { mergeMatches } from './match-list.ts';
 import { recordFilters } from './record-filters.ts';
-import { parseTags } from '../shared/members.ts';
 import { sql } from 'kysely';
 import * as repo from './repository.ts';
 import { buildFormModel } from '../../lib/form-model/model.ts';
@@ -193,9 +192,8 @@ export async function recordLabels(ctx: RequestContext, rawId: string, rawDataId
 }
 
 /** POST /api/v1/data/{pk}/{dataid}/labels {tags}: adds tags (any case counts as the same tag); editors. */
-export async function addRecordLabels(ctx: RequestContext, rawId: string, rawDataId: string, payload: Readonly<Record<string, unknown>>): Promise<{ status: number; tags: string[] }> {
+export async function addRecordLabels(ctx: RequestContext, rawId: string, rawDataId: string, added: readonly string[]): Promise<{ status: number; tags: string[] }> {
   const { formId, dataId } = await loadRecordForLabels(ctx, rawId, rawDataId, true);
-  const added = parseTags(payload['tags']);
   const current = await repo.recordTags(ctx.db, formId, dataId);
   const known = new Set(current.map((t) => t.toLowerCase()));
   const next = [...current, ...added.filter((t) => !known.has(t.toLowerCase()))];
@@ -260,21 +258,27 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
   throw found && !found.deleted_at ? errors.noDeletePermission() : errors.notFound();
 }
 
+/** A bulk delete as a request gave it (submissions/inputs.ts reads it). */
+export interface DeleteRecordsInput {
+  /** `permanent_delete` was asked for (refused). */
+  permanent: boolean;
+  /** `delete_all`: every record. */
+  all: boolean;
+  /** `instance_ids` as given, each trimmed, none empty; the service checks they are ids. */
+  ids: string[];
+}
+
 /**
  * DELETE /api/v1/data/{pk} with `instance_ids=1,2,3` or `delete_all=True`: those records (or all)
  * are deleted at once, in one transaction. onadata answers the same message and deletes later.
  * A role that changes only its own records deletes only those: another's id counts as one that
  * does not exist.
  */
-export async function deleteRecords(ctx: RequestContext, rawId: string, payload: Readonly<Record<string, unknown>>): Promise<{ message: string }> {
+export async function deleteRecords(ctx: RequestContext, rawId: string, input: DeleteRecordsInput): Promise<{ message: string }> {
   const actor = requireUser(ctx.actor);
   const { form, submittedBy } = await requireForm(ctx, rawId, 'delete_submission', { denied: errors.noDeletePermission });
-  const truthy = (value: unknown): boolean => typeof value === 'boolean' ? value : typeof value === 'string' && value.toLowerCase() === 'true';
-  if (truthy(payload['permanent_delete'])) throw errors.permanentDeleteDisabled();
-  const all = truthy(payload['delete_all']);
-  const rawIds = payload['instance_ids'];
-  const listed = Array.isArray(rawIds) ? rawIds.map(String) : typeof rawIds === 'string' ? rawIds.split(',') : typeof rawIds === 'number' ? [String(rawIds)] : [];
-  const ids = listed.map((id) => id.trim()).filter(Boolean);
+  if (input.permanent) throw errors.permanentDeleteDisabled();
+  const { all, ids } = input;
   if (!all && ids.length === 0) throw errors.dataIdsMissing();
   if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.invalidDataId();
   const count = await ctx.db.transaction().execute(async (trx) => {

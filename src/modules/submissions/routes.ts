@@ -5,7 +5,7 @@ import { errors } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
 import { findActiveUserByUsername } from '../accounts/repository.ts';
 import { attachmentDisposition, openRosaMessage } from '../../http/conventions.ts';
-import { asPayload } from '../../http/payload.ts';
+import { deleteRecordsInput, labelsInput } from './inputs.ts';
 import { pageLinks } from '../../http/pagination.ts';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -193,7 +193,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
     serializerCompiler: replyAsWritten,
     schema: { tags: ['data'], summary: 'Tag a record (comma- or space-separated `tags`; editors)', params: RecordParams, response: { 200: Labels, 201: Labels } },
     handler: async (request, reply) => {
-      const result = await data.addRecordLabels(request.ctx, request.params.pk, request.params.dataid, asPayload(request.body));
+      const result = await data.addRecordLabels(request.ctx, request.params.pk, request.params.dataid, labelsInput(request.body));
       return reply.code(result.status).send(result.tags);
     },
   });
@@ -220,7 +220,7 @@ export function registerDataRoutes(app: FastifyInstance): void {
       params: DataParams,
       response: { 200: DeletedRecords },
     },
-    handler: (request) => data.deleteRecords(request.ctx, request.params.pk, { ...((request.query ?? {}) as Record<string, unknown>), ...asPayload(request.body) }),
+    handler: (request) => data.deleteRecords(request.ctx, request.params.pk, deleteRecordsInput(request.query, request.body)),
   });
   app.get<{ Params: { pk: string; dataid: string } }>('/api/v1/data/:pk/:dataid', {
     config: { access: 'anyone' },
