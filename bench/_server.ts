@@ -42,17 +42,19 @@ async function adminQuery(text: string): Promise<void> {
 /**
  * The environment and node flags `npm start` runs the server with (package.json's start script:
  * `NAME=value … node --flag … bin/gather.js start`), so that a bench measures what users run.
+ * BENCH_START, a script of the same form, replaces it: a bench of other settings, side by side.
  */
 function npmStartSettings(): { env: Record<string, string>; nodeArgs: string[] } {
   const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = (manifest.scripts['start'] ?? '').trim().split(/\s+/);
+  const script = process.env['BENCH_START'] ?? manifest.scripts['start'] ?? '';
+  const words = script.trim().split(/\s+/);
   const env: Record<string, string> = {};
   let at = 0;
   for (; /^[A-Z_]+=/.test(words[at] ?? ''); at += 1) {
     const [name = '', ...value] = (words[at] ?? '').split('=');
     env[name] = value.join('=');
   }
-  if (words[at] !== 'node') throw new Error(`package.json's start script is not "… node … bin/gather.js start": ${manifest.scripts['start']}`);
+  if (words[at] !== 'node') throw new Error(`the start script is not "… node … bin/gather.js start": ${script}`);
   const nodeArgs: string[] = [];
   for (at += 1; (words[at] ?? '').startsWith('--'); at += 1) nodeArgs.push(words[at] ?? '');
   return { env, nodeArgs };
