@@ -13,7 +13,8 @@
 //
 // A healthy service gets its records as a stream (serveService): PARALLEL in flight over
 // kept-alive connections, the next BATCH read while the last is sent, the delivered removed from
-// the queue a batch at a time. Delivery is at least once: a process killed after a POST and
+// the queue a batch at a time. A caught-up service is read again LINGER_MS after a short read,
+// and let go when a read finds nothing. Delivery is at least once: a process killed after a POST and
 // before the removal sends that record again (same X-Gather-Delivery id) after the restart.
 // Idle loops sleep pollMs between looks, or less when woken by records queued (wakeup.ts).
 import { randomBytes } from 'node:crypto';
@@ -37,6 +38,12 @@ const CHECKPOINT_MS = 250;
 const LOOK_AGAIN_MS = 25;
 /** A busy service is let go after this, so that services waiting behind it get their turn. */
 const HOLD_MS = 5_000;
+/**
+ * After a read that found fewer than BATCH records, the next read waits this long: records keep
+ * arriving while a service is caught up, and a read a few at a time (with a claim and a settle for
+ * each few, had the hold ended) costs the database more per record than the wait costs in delay.
+ */
+const LINGER_MS = 25;
 const RETRY_CAP_SECONDS = 600;
 
 /** Wait after the n-th failed attempt in a row: 1, 2, 4 … seconds, at most ten minutes. */
@@ -197,14 +204,19 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   let dropped = 0;
   let last: DeliveryResult | undefined;
   let failed = false;
+  /** The last read found fewer records than it asked for: the next one lingers first. */
   let shortRead = false;
+  /** A read found nothing (or the one record a probe reads): the hold ends once all is sent. */
+  let drained = false;
   let readError: unknown;
 
   let reading: Promise<void> | undefined;
   const readMore = (): Promise<void> => {
     reading ??= (async () => {
+      if (shortRead) await lingerFor(LINGER_MS, ctx.signal);
       const queued = await repo.listQueuedDeliveries(deps.db, service.id, limit, [...taken]);
-      if (queued.length < limit || probing) shortRead = true;
+      shortRead = queued.length < limit;
+      if (queued.length === 0 || probing) drained = true;
       for (const q of queued) taken.add(q.id);
       const bodies = await loadBodies(deps, service, [...new Set(queued.map((q) => q.instance_id))], ctx.baseUrl);
       for (const q of queued) {
@@ -254,10 +266,10 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const goOn = (): boolean => !failed && readError === undefined && !ctx.signal.aborted && Date.now() - startedAt < HOLD_MS;
   const sender = async (): Promise<void> => {
     while (goOn()) {
-      if (ready.length <= PARALLEL && !shortRead) readMore().catch((error: unknown) => (readError = error));
+      if (ready.length <= PARALLEL && !drained) readMore().catch((error: unknown) => (readError = error));
       const item = ready.shift();
       if (!item) {
-        if (shortRead && reading === undefined) return;
+        if (drained && reading === undefined) return;
         try {
           await readMore();
         } catch (error) {
@@ -286,7 +298,7 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   };
   try {
     await readMore();
-    await Promise.all(Array.from({ length: shortRead ? Math.max(1, ready.length) : PARALLEL }, () => sender()));
+    await Promise.all(Array.from({ length: drained ? Math.max(1, ready.length) : PARALLEL }, () => sender()));
     await reading?.catch(() => undefined);
   } finally {
     clearInterval(checkpoints);
@@ -302,6 +314,20 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
     now,
   });
   if (readError !== undefined) throw readError;
+}
+
+/** Waits `ms`, or less when the dispatcher stops. */
+function lingerFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Each record's body: its JSON as the data API shows it, or its submitted XML. */
