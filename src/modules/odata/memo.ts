@@ -6,27 +6,31 @@
 // record's row (its stamp: the id of the transaction that wrote it, which every write to the row
 // changes) and the same columns, so an edit, a review, a new attachment or a renamed submitter
 // shows at once; a deleted record, or one the reader may not see, is never read to be looked up.
-// Bounded by bytes, least recently used first out.
+// Bounded by bytes, least recently used first out. An entry holds the entity's UTF-8 bytes, as the
+// page sends them: a page of remembered entities is then copied once into the response, not joined,
+// flattened, measured and encoded as text again on every read.
 import { submissionText, type EntityContext, type ExpandTree, type Pick, type RecordMeta } from './entities.ts';
 import type { EntityModel, Property } from './model.ts';
 
-/** What the memo may hold, counted at two bytes a character (the most a string takes). */
+/** What the memo may hold: the entities' bytes and each entry's own cost. */
 export const MEMO_BYTES = 4 * 1024 * 1024;
 /**
  * Pages of more entities than this are written without the memo: its entities would push out
  * those of the pages read again and again, and would not all be there on the page's next read.
  */
 export const MEMO_PAGE = 1000;
-/** What an entry costs besides its text (the entry, its map slot, its copy of the columns). */
-const ENTRY_BYTES = 320;
+/** What an entry costs besides its bytes (the entry, its map slot, its copy of the columns, the Buffer). */
+const ENTRY_BYTES = 400;
 
 export interface MemoEntry {
   readonly shape: number;
   /** The record version's stamp (readRecords): the record's stored text is that version's. */
   readonly stamp: string;
   readonly meta: RecordMeta;
-  readonly text: string;
-  readonly bytes: number;
+  /** The entity, UTF-8. */
+  readonly body: Buffer;
+  /** What the entry counts against the budget. */
+  readonly cost: number;
 }
 
 function sameMeta(a: RecordMeta, b: RecordMeta): boolean {
@@ -78,12 +82,12 @@ export class EntityMemo {
     return out;
   }
 
-  /** The text written for this record version in this shape, if it is remembered. */
-  find(shape: number, stamp: string, meta: RecordMeta): string | undefined {
+  /** The entity written for this record version in this shape, if it is remembered. */
+  find(shape: number, stamp: string, meta: RecordMeta): Buffer | undefined {
     const entry = this.entries.get(meta.id);
     if (!entryFits(entry, shape, stamp, meta)) return undefined;
     this.touch(entry);
-    return entry.text;
+    return entry.body;
   }
 
   /** Marks an entry (taken from entriesOf) as the most recently used, if it is still here. */
@@ -94,27 +98,37 @@ export class EntityMemo {
     this.entries.set(id, entry);
   }
 
-  remember(shape: number, stamp: string, meta: RecordMeta, text: string): void {
+  remember(shape: number, stamp: string, meta: RecordMeta, body: Buffer): void {
     const known = this.entries.get(meta.id);
     if (known !== undefined) {
       this.entries.delete(meta.id);
-      this.used -= known.bytes;
+      this.used -= known.cost;
     }
-    const bytes = 2 * text.length + ENTRY_BYTES;
-    if (bytes > this.budget) return;
+    const cost = body.length + ENTRY_BYTES;
+    if (cost > this.budget) return;
     // The columns are copied: the row they come from holds more than the entity needs.
     const { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version } = meta;
-    this.entries.set(id, { shape, stamp, meta: { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version }, text, bytes });
-    this.used += bytes;
+    this.entries.set(id, { shape, stamp, meta: { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version }, body, cost });
+    this.used += cost;
     for (const [oldId, oldest] of this.entries) {
       if (this.used <= this.budget) break;
       this.entries.delete(oldId);
-      this.used -= oldest.bytes;
+      this.used -= oldest.cost;
     }
   }
 }
 
 const MEMO = new EntityMemo(MEMO_BYTES);
+
+/**
+ * An entity's UTF-8 bytes in a Buffer of their own: a slice of Buffer's shared pool would keep
+ * the pool's other 8 KB alive for as long as the memo keeps the entry.
+ */
+export function entityBytes(text: string): Buffer {
+  const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  body.write(text);
+  return body;
+}
 
 function describeEntity(entity: EntityModel): unknown {
   return [entity.setName, entity.key, entity.properties.map(describeProperty)];
@@ -169,8 +183,8 @@ export interface RecordWriter {
   readonly known: readonly string[] | undefined;
   /** Whether `write` can write this record as it was read (else its stored text must be read first). */
   writable(record: StampedRecord): boolean;
-  /** The record's entity; only for a record that is writable. */
-  write(record: StampedRecord): string;
+  /** The record's entity, UTF-8; only for a record that is writable. */
+  write(record: StampedRecord): Buffer;
 }
 
 /**
@@ -178,7 +192,7 @@ export interface RecordWriter {
  * request reads known records (one by key), limits what it asks the memo about.
  */
 export function recordWriter(root: EntityModel, context: EntityContext, remembered: boolean, ids?: readonly number[], memo: EntityMemo = MEMO): RecordWriter {
-  const write = (json: string, meta: RecordMeta): string => submissionText(root, JSON.parse(json) as Record<string, unknown>, meta, context);
+  const write = (json: string, meta: RecordMeta): Buffer => entityBytes(submissionText(root, JSON.parse(json) as Record<string, unknown>, meta, context));
   if (!remembered) {
     return {
       known: undefined,
@@ -201,14 +215,14 @@ export function recordWriter(root: EntityModel, context: EntityContext, remember
       const entry = entries.get(record.id);
       if (entryFits(entry, shape, record.stamp, record)) {
         memo.touch(entry);
-        return entry.text;
+        return entry.body;
       }
       const found = memo.find(shape, record.stamp, record);
       if (found !== undefined) return found;
       if (record.json === null) throw new Error(`record ${record.id} was read without its text and is not in the memo`);
-      const text = write(record.json, record);
-      memo.remember(shape, record.stamp, record, text);
-      return text;
+      const body = write(record.json, record);
+      memo.remember(shape, record.stamp, record, body);
+      return body;
     },
   };
 }

@@ -108,13 +108,25 @@ function nextLink(request: FeedRequest, top: number | undefined, token: SkipToke
 }
 
 export interface Feed {
-  readonly chunks: Iterable<string> | AsyncIterable<string>;
+  readonly chunks: Iterable<string | Buffer> | AsyncIterable<string | Buffer>;
 }
 
-/** A row read for a page: its entity's JSON text (made when written) and where a page after it starts. */
+/** A row read for a page: its entity's JSON, UTF-8 (made when written), and where a page after it starts. */
 interface PageRow {
-  readonly text: () => string;
+  readonly bytes: () => Buffer;
   readonly token: SkipToken;
+}
+
+const COMMA = Buffer.from(',');
+
+/** The rows' entities, comma-separated (and after a comma when `more`: entities went before), in one copy. */
+function joinEntities(rows: readonly PageRow[], more: boolean): Buffer {
+  const parts: Buffer[] = [];
+  for (const row of rows) {
+    if (more || parts.length > 0) parts.push(COMMA);
+    parts.push(row.bytes());
+  }
+  return Buffer.concat(parts);
 }
 
 /** Reads up to `limit` rows after a keyset position (or, on a first page, from an offset). */
@@ -210,7 +222,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
     if (writer) {
       const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
       return records.map((r) => ({
-        text: () => writer.write(r),
+        bytes: () => writer.write(r),
         token: { values: r.terms ?? [], key: [r.id] },
       }));
     }
@@ -223,7 +235,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       const items = await readRepeatRows(ctx.db, scope, rowsAfter(start, limit - out.length, offset), batch);
       for (const r of items) {
         out.push({
-          text: () => repeatRowText(entity, r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>, context),
+          bytes: () => Buffer.from(repeatRowText(entity, r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>, context)),
           token: { values: r.terms ?? [], key: [r.id, ...r.positions] },
         });
       }
@@ -238,7 +250,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   if (resource.single) {
     const [row] = await read(undefined, 1, 0);
     if (!row) throw errors.odataEntityNotReadable(path);
-    return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},${row.text().slice(1)}`] };
+    return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},`, row.bytes().subarray(1)] };
   }
 
   if (options.skiptoken && !afterCondition(scope, terms, options.skiptoken.values, options.skiptoken.key)) throw new OptionError('$skiptoken does not belong to this query.');
@@ -248,7 +260,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   // records' order or by a column (an index range from the keyset), chunks cost no more than a page.
   const chunked = terms.length === 0 || terms[0]?.notNull === true;
   const pages = pageRows(read, pageLimit, chunked ? CHUNK : pageLimit, options.skiptoken, options.skiptoken ? 0 : options.skip);
-  async function* chunks(): AsyncGenerator<string> {
+  async function* chunks(): AsyncGenerator<string | Buffer> {
     yield head;
     let written = 0;
     let last: SkipToken | undefined;
@@ -258,10 +270,9 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
         more = true;
         break;
       }
-      const parts = chunk.map((row) => row.text());
-      if (parts.length === 0) continue;
-      yield (written === 0 ? '' : ',') + parts.join(',');
-      written += parts.length;
+      if (chunk.length === 0) continue;
+      yield joinEntities(chunk, written > 0);
+      written += chunk.length;
       last = chunk[chunk.length - 1]?.token;
     }
     const topLeft = options.top === undefined ? undefined : options.top - written;
