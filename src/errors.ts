@@ -15,6 +15,7 @@ import { requestErrors } from './errors/requests.ts';
 import { submissionErrors } from './errors/submissions.ts';
 
 export { AppError, isAppError, type ErrorBody, type FieldErrors, type PublishIssue } from './errors/app-error.ts';
+export { importRefusals } from './errors/imports.ts';
 
 const areas = [
   commonErrors, requestErrors, accountErrors, projectErrors, formErrors, formExtraErrors,

@@ -15,6 +15,7 @@ import { refreshFormCounters } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { DirectWriter, EditedRecordGone, StagingWriter, type RecordWriter } from './writers.ts';
 import { ImportFileError } from './readers/errors.ts';
+import { importRefusals } from '../../errors.ts';
 import { readCsvRows } from './readers/csv.ts';
 import { readXlsxRows } from './readers/xlsx.ts';
 import { readXlsRows } from './readers/xls.ts';
@@ -27,7 +28,6 @@ export const IMPORTED_STATUS = 'imported_via_csv';
  * long enough to reach the old generation (at 500 rows the collector took a third of the CPU).
  */
 const BATCH_ROWS = repo.RECORD_BATCH_ROWS;
-export const EDITED_RECORD_GONE = 'Some records this file edits were changed or deleted while it was being imported; nothing was imported. Please try again.';
 /** A file with this many bad rows is not read further: the answer lists these. */
 const MAX_ROW_ERRORS = 100;
 
@@ -146,7 +146,7 @@ class Stager {
     const xml = row.render(uuid, target);
     const maxBytes = this.target.maxInstanceBytes;
     const tooLarge = xml.length > maxBytes || (xml.length * 3 > maxBytes && Buffer.byteLength(xml, 'utf8') > maxBytes);
-    if (tooLarge) throw new ImportRefused(`Row ${seq} could not be stored: ${MALFORMED_XML}`);
+    if (tooLarge) throw new ImportRefused(importRefusals.rowNotStored(seq, MALFORMED_XML));
     // Built with the XML when the form allows, else parsed from it as a submission is.
     const parsed = row.facts === null ? this.#parse(seq, xml) : null;
     const facts = parsed?.facts ?? row.facts;
@@ -187,7 +187,7 @@ class Stager {
 
   #parse(seq: number, xml: string): { record: SubmissionRecord; facts: RecordFacts } {
     const parsed = parseInstance(xml, this.#form, { maxBytes: this.target.maxInstanceBytes });
-    if (!parsed.ok) throw new ImportRefused(`Row ${seq} could not be stored: ${parsed.error}`);
+    if (!parsed.ok) throw new ImportRefused(importRefusals.rowNotStored(seq, parsed.error));
     return { record: parsed.record, facts: parsed.meta };
   }
 
@@ -227,7 +227,7 @@ export async function importDirectly(
   try {
     staged = await readImport(lookupDb, target, rows, writer, options);
   } catch (error) {
-    if (error instanceof EditedRecordGone) throw new ImportRefused(EDITED_RECORD_GONE);
+    if (error instanceof EditedRecordGone) throw new ImportRefused(importRefusals.editedRecordGone);
     throw error;
   }
   return finishImport(trx, target, staged, { additions: writer.additions, updates: writer.updates });
@@ -280,7 +280,7 @@ async function readAndWrite(db: DbOrTx, target: ImportTarget, rows: AsyncIterabl
     if (error instanceof ImportFileError) throw new ImportRefused(error.message);
     throw error;
   }
-  if (!builder) throw new ImportRefused('The file is empty.');
+  if (!builder) throw new ImportRefused(importRefusals.fileEmpty);
   if (errors.length > 0) throw new ImportRefused(rowErrorMessage(errors), errors);
   await stager.flush(batch);
   await writer.flush();

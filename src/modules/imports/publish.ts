@@ -10,7 +10,8 @@
 // slow for that (about 0.2 ms a record: an UPDATE making 3,000 hidden records visible took 0.6 s).
 import type { Db, DbOrTx } from '../../platform/db.ts';
 import * as repo from './repository.ts';
-import { EDITED_RECORD_GONE, finishImport, IMPORTED_STATUS, ImportRefused, type ImportSummary, type ImportTarget, type StageOutcome } from './pipeline.ts';
+import { finishImport, IMPORTED_STATUS, ImportRefused, type ImportSummary, type ImportTarget, type StageOutcome } from './pipeline.ts';
+import { importRefusals } from '../../errors.ts';
 
 /** Staged rows (or deleted records, for overwrite) per transaction: tens of milliseconds each. */
 const PUBLISH_BATCH = 250;
@@ -19,7 +20,7 @@ const PUBLISH_BATCH = 250;
 export async function beginPublish(db: Db, target: ImportTarget, staged: StageOutcome, now: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (staged.stagedEdits > 0 && (await repo.countLiveEditTargets(trx, target.importId, target.form.id)) !== staged.stagedEdits) {
-      throw new ImportRefused(EDITED_RECORD_GONE);
+      throw new ImportRefused(importRefusals.editedRecordGone);
     }
     await repo.insertPublish(trx, {
       import_id: target.importId,

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { RequestContext } from '../../context.ts';
-import { AppError, errors } from '../../errors.ts';
+import { AppError, errors, importRefusals } from '../../errors.ts';
 import { requireUser } from '../../access/index.ts';
 import { enqueueJob, findJobByUuid, type JobRow } from '../../jobs/queue.ts';
 import { requireForm, type FormGrant } from '../../access/load.ts';
@@ -54,7 +54,7 @@ async function chooseFile(upload: SpooledUpload, endpoint: ImportEndpoint): Prom
   if (!file) throw errors.importFileMissing(endpoint === 'import');
   if (file.tooLarge) throw notValidated(file);
   const sniffed = await sniffFile(file.path);
-  if (sniffed === 'empty') throw refusal(new ImportRefused('The file is empty.'));
+  if (sniffed === 'empty') throw refusal(new ImportRefused(importRefusals.fileEmpty));
   if (file === xls) {
     if (sniffed !== 'xlsx' && sniffed !== 'xls') throw notValidated(file);
     return { file, kind: sniffed };
@@ -65,7 +65,7 @@ async function chooseFile(upload: SpooledUpload, endpoint: ImportEndpoint): Prom
 
 async function importTarget(ctx: RequestContext, visible: FormGrant, actorId: number, overwrite: boolean, importId: string): Promise<ImportTarget> {
   const form = visible.form;
-  if (form.encrypted) throw refusal(new ImportRefused('Unencrypted submissions are not allowed for encrypted forms.'));
+  if (form.encrypted) throw refusal(new ImportRefused(importRefusals.encryptedForm));
   const definition = await findFormDefinition(ctx.db, form.id);
   return {
     importId,
