@@ -3,7 +3,8 @@
 // of a new in-memory PGlite), on PostgreSQL a database that CREATE DATABASE … TEMPLATE copies.
 // scripts/run-tests.mjs builds it (`node --import tsx test/db-template.ts build DIR`) and names it
 // in the environment; without those variables each file migrates its own database, as before.
-import { readFile, writeFile } from 'node:fs/promises';
+import { openAsBlob } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,7 +27,9 @@ let pgliteTemplate: Promise<Blob> | undefined;
 export function pgliteTemplateBlob(): Promise<Blob> | undefined {
   const path = process.env[PGLITE_TEMPLATE_ENV];
   if (!path) return undefined;
-  pgliteTemplate ??= readFile(path).then((bytes) => new Blob([bytes]));
+  // A Blob backed by the file: PGlite reads it once into its own copy, and the process holds no
+  // other copy of the tarball for its life (a Blob made from the file's bytes is two more).
+  pgliteTemplate ??= openAsBlob(path);
   return pgliteTemplate;
 }
 
@@ -71,14 +74,60 @@ async function buildPglite(dir: string): Promise<Record<string, string>> {
     await pglite.exec(`ALTER DATABASE ${unused} IS_TEMPLATE false`);
     await pglite.exec(`DROP DATABASE ${unused}`);
   }
+  // A WAL segment is a file of 16 MB whatever it holds, and every file of the suite copies it into
+  // PGlite's in-memory file system: the migrations' WAL, which the checkpoint below makes useless,
+  // and zeros past its end. Switching to a new segment first leaves the checkpoint at the start of
+  // a segment of its own (wal_recycle off: the old one is deleted, not renamed into a future one
+  // with its bytes), and the tarball keeps only that segment's written pages (walTail).
+  await pglite.exec('SET wal_recycle = off');
+  await pglite.query('SELECT pg_switch_wal()');
   // The dump copies the files as they are: write the dirty buffers out first, so that loading it
-  // needs no recovery.
+  // has nothing to replay.
   await pglite.exec('CHECKPOINT');
-  const tarball = await pglite.dumpDataDir('none');
+  const tarball = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
+  // Asked after the dump: whatever the dump holds was written before this position.
+  const { rows } = await pglite.query<{ file_name: string; file_offset: number }>(
+    'SELECT file_name, file_offset FROM pg_walfile_name_offset(pg_current_wal_insert_lsn())',
+  );
   await db.destroy();
+  const end = rows[0];
+  if (!end) throw new Error('no WAL position');
   const path = join(dir, 'gather-test-template.tar');
-  await writeFile(path, new Uint8Array(await tarball.arrayBuffer()));
+  await writeFile(path, walTail(tarball, `/pg_wal/${end.file_name}`, end.file_offset));
   return { [PGLITE_TEMPLATE_ENV]: path };
+}
+
+const TAR_BLOCK = 512;
+const WAL_PAGE = 8192;
+
+/**
+ * The dumped data directory with its current WAL segment cut after the page that holds the end
+ * of the WAL, and one page more. PostgreSQL finds the end of the WAL on reading an empty record
+ * or page, or on reading past the end of the segment's file; when it writes more, it writes into
+ * the file from there, which grows it (a segment file is never required to be whole, only
+ * created whole). PGlite dumps a ustar archive: a 512-byte header per member, whose size field and
+ * checksum are rewritten for the shorter member.
+ */
+function walTail(tar: Uint8Array, member: string, endOffset: number): Uint8Array {
+  const keep = (Math.floor(endOffset / WAL_PAGE) + 2) * WAL_PAGE;
+  const ascii = (from: number, length: number): string =>
+    Buffer.from(tar.buffer, tar.byteOffset + from, length).toString('latin1').replace(/\0.*$/s, '');
+  for (let at = 0; at + TAR_BLOCK <= tar.length; ) {
+    const size = Number.parseInt(ascii(at + 124, 12).trim() || '0', 8);
+    const dataBlocks = Math.ceil(size / TAR_BLOCK) * TAR_BLOCK;
+    if (ascii(at, 100) === member && ascii(at + 345, 155) === '' && size > keep) {
+      const header = tar.slice(at, at + TAR_BLOCK);
+      header.set(Buffer.from(`${keep.toString(8).padStart(11, '0')}\0`, 'latin1'), 124);
+      header.fill(0x20, 148, 156);
+      const sum = header.reduce((total, byte) => total + byte, 0);
+      header.set(Buffer.from(`${sum.toString(8).padStart(6, '0')}\0 `, 'latin1'), 148);
+      const next = at + TAR_BLOCK + dataBlocks;
+      return Buffer.concat([tar.subarray(0, at), header, tar.subarray(at + TAR_BLOCK, at + TAR_BLOCK + keep), tar.subarray(next)]);
+    }
+    if (size === 0 && tar.subarray(at, at + TAR_BLOCK).every((byte) => byte === 0)) break;
+    at += TAR_BLOCK + dataBlocks;
+  }
+  throw new Error(`the dumped data directory has no WAL segment ${member} to shorten`);
 }
 
 async function buildPostgres(serverUrl: string): Promise<Record<string, string>> {
