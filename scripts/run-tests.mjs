@@ -95,9 +95,16 @@ if (process.env.TEST_COMPILE !== '0') {
   loader = ['--enable-source-maps'];
   console.log(`run-tests: ${selected.length} test files compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
+// The test runner passes its own node flags on to the file processes. --no-opt: a file's process
+// lives seconds, and TurboFan's background compiles of what gets warm while it starts (module
+// loading, Fastify compiling every route's schema, PGlite's glue code) cost more CPU than the
+// optimised code gives back before the process ends, even in the files that run longest in
+// process (bench/RESULTS.md, 2026-11-28). The code does the same without it; servers and
+// browsers the tests start as processes of their own run with V8's defaults, as in production.
+const nodeFlags = ['--no-opt'];
 const child = spawn(
   process.execPath,
-  [...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...runFiles],
+  [...nodeFlags, ...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...runFiles],
   { stdio: 'inherit', env: { ...env, ...template } },
 );
 // Ctrl-C reaches the test runner too (same process group); wait for it, then clean up.
