@@ -149,6 +149,32 @@ const COUNT_DRAFTS = `new Promise((resolve, reject) => {
   };
 })`;
 
+/** The drafts on this device: their instance XML and how many files each keeps. */
+const READ_DRAFTS = `new Promise((resolve, reject) => {
+  const opening = indexedDB.open('gather-web-forms');
+  opening.onerror = () => reject(opening.error);
+  opening.onsuccess = () => {
+    const db = opening.result;
+    if (!db.objectStoreNames.contains('drafts')) { db.close(); resolve([]); return; }
+    const reading = db.transaction('drafts').objectStore('drafts').getAll();
+    reading.onsuccess = () => { db.close(); resolve(reading.result.map((d) => ({ xml: d.xml, files: d.attachments.length }))); };
+  };
+})`;
+
+/**
+ * Waits until the device's one draft holds what `done` looks for. A draft is saved a moment after
+ * the last input, and the status line already shows the save of an earlier one.
+ */
+async function draftHolding(page: Page, done: (draft: { xml: string; files: number }) => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const drafts = (await page.evaluate(READ_DRAFTS)) as Array<{ xml: string; files: number }>;
+    if (drafts.length === 1 && drafts[0] && done(drafts[0])) return;
+    if (Date.now() > deadline) assert.fail(`the draft never held every answer: ${JSON.stringify(drafts)}`);
+    await page.waitForTimeout(100);
+  }
+}
+
 test('a draft survives a reload: resumed, it is sent once as a new record with its photo, then forgotten', { skip, timeout: 180_000 }, async () => {
   const before = await records();
   const browsing = await browse(gather);
@@ -158,6 +184,7 @@ test('a draft survives a reload: resumed, it is sent once as a new record with i
     await fillVisit(page, 'Draft resumed', '5');
     await page.locator('input[type=file]').setInputFiles(join(files, 'site.png'));
     await page.getByRole('status').filter({ hasText: 'Draft saved on this device' }).waitFor();
+    await draftHolding(page, (draft) => draft.xml.includes('<purpose>family</purpose>') && draft.files === 1);
     assert.equal(await page.evaluate(COUNT_DRAFTS), 1);
     await page.reload();
     await page.getByRole('button', { name: 'Resume draft' }).click();
