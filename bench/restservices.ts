@@ -3,7 +3,8 @@
 // generic_json service pointing at a local receiver: submissions/s both ways, server and database
 // CPU per submission, and the delay from each submission's 201 to its record reaching the receiver
 // (p50/p99). Targets (issue 22): ingest within 15% of the run without the service, p99 delay
-// ≤ 2 s. Then, with the service, 100 submissions one at a time: the delay when the dispatcher is
+// ≤ 2 s. `--rounds=N` runs the pair N times, alternated, and prints each round's ratio and their
+// median: a fresh server's rate alone moves by a fifth or more from one start to the next. Then, with the service, 100 submissions one at a time: the delay when the dispatcher is
 // idle and must be woken.
 // On PostgreSQL it also times the claim a worker makes with 70,000 retries waiting: in the jobs
 // table (one job per record, in back-off) against the REST service queue (one service in back-off).
@@ -150,6 +151,9 @@ export async function main(args: string[]): Promise<void> {
   // command line: NODE_OPTIONS refuses --cpu-prof).
   const nodeOptionsIndex = args.indexOf('--node-options');
   const serverNodeArgs = nodeOptionsIndex >= 0 ? (args[nodeOptionsIndex + 1] ?? '').split(/\s+/).filter((a) => a !== '') : [];
+  const roundsArg = args.find((a) => a.startsWith('--rounds='));
+  const rounds = Math.max(1, Number(roundsArg?.slice('--rounds='.length)) || 1);
+  const ratios: string[] = [];
   const backends: Backend[] = [];
   if (await postgresAvailable()) backends.push('postgres');
   if (args.includes('--pglite') || backends.length === 0) backends.push('pglite');
@@ -159,65 +163,75 @@ export async function main(args: string[]): Promise<void> {
   const trickles: string[] = [];
   let port = 18_900;
   for (const backend of backends) {
-    for (const withService of [false, true]) {
-      const receiver = await startReceiver();
-      const server = await startServer(backend, port++, { ALLOW_PRIVATE_URLS: 'true' }, serverNodeArgs);
-      try {
-        const pid = server.process.pid ?? 0;
-        const token = await createAccount(server.baseUrl, 'benchuser');
-        const formId = await publishBenchForm(server.baseUrl, `Token ${token}`);
-        if (withService) {
-          const res = await fetch(`${server.baseUrl}/api/v1/restservices`, {
-            method: 'POST',
-            headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ xform: formId, name: 'generic_json', service_url: receiver.url }),
-          });
-          if (res.status !== 201) throw new Error(`service not created: ${res.status} ${await res.text()}`);
+    const perRound: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      let rateWithout = Number.NaN;
+      for (const withService of [false, true]) {
+        const receiver = await startReceiver();
+        const server = await startServer(backend, port++, { ALLOW_PRIVATE_URLS: 'true' }, serverNodeArgs);
+        try {
+          const pid = server.process.pid ?? 0;
+          const token = await createAccount(server.baseUrl, 'benchuser');
+          const formId = await publishBenchForm(server.baseUrl, `Token ${token}`);
+          if (withService) {
+            const res = await fetch(`${server.baseUrl}/api/v1/restservices`, {
+              method: 'POST',
+              headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ xform: formId, name: 'generic_json', service_url: receiver.url }),
+            });
+            if (res.status !== 201) throw new Error(`service not created: ${res.status} ${await res.text()}`);
+          }
+          const acks = new Map<string, number>();
+          const database = serverDatabase(pid);
+          const dbBefore = await backendCpu(database);
+          const cpuBefore = cpuSeconds(pid);
+          const r = await ingest(server.baseUrl, token, total, acks);
+          let delays: number[] = [];
+          if (withService) {
+            const deadline = performance.now() + 120_000;
+            while (receiver.arrivals.size < r.ok && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+            delays = [...acks].map(([uuid, at]) => (receiver.arrivals.get(uuid) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
+          }
+          // Server CPU over the ingest and, with the service, until the last delivery.
+          const serverMs = (cpuSeconds(pid) - cpuBefore) * 1000;
+          const dbMs = backendCpuUsed(dbBefore, await backendCpu(database));
+          const received = receiver.arrivals.size;
+          const deliveries = receiver.deliveries();
+          if (withService) perRound.push(r.rate / rateWithout);
+          else rateWithout = r.rate;
+          if (withService && round === 1) {
+            const t = await trickle(server.baseUrl, token, receiver.arrivals);
+            trickles.push(`${backend}: ${TRICKLE} submissions one at a time, ${TRICKLE_GAP_MS} ms apart: ack→delivery p50 ${t.p50.toFixed(0)} ms, p99 ${t.p99.toFixed(0)} ms, max ${t.max.toFixed(0)} ms`);
+          }
+          loads.push(`${backend} ${withService ? 'with' : 'without'}: ${loadAverage()}`);
+          rows.push([
+            backend, round, withService ? 'generic_json' : 'none', CONCURRENCY, total, r.ok, r.failures, r.seconds.toFixed(1), Math.round(r.rate),
+            (serverMs / total).toFixed(3), database ? (dbMs / total).toFixed(3) : '-',
+            withService ? received : '-', withService ? deliveries : '-',
+            withService ? percentile(delays, 50).toFixed(0) : '-', withService ? percentile(delays, 99).toFixed(0) : '-',
+          ]);
+          const databaseUrl = serverDatabaseUrl(pid);
+          if (withService && databaseUrl && round === 1) {
+            const c = await claimWithBacklog(databaseUrl, formId);
+            claims.push(`${backend}: jobs-table claim ${c.emptyJobsMs.toFixed(2)} ms with no backlog, ${c.jobsMs.toFixed(2)} ms with 70,000 jobs in back-off; REST service claim with 70,000 queued records of a service in back-off ${c.servicesMs.toFixed(2)} ms`);
+          }
+        } finally {
+          await server.stop();
+          receiver.close();
         }
-        const acks = new Map<string, number>();
-        const database = serverDatabase(pid);
-        const dbBefore = await backendCpu(database);
-        const cpuBefore = cpuSeconds(pid);
-        const r = await ingest(server.baseUrl, token, total, acks);
-        let delays: number[] = [];
-        if (withService) {
-          const deadline = performance.now() + 120_000;
-          while (receiver.arrivals.size < r.ok && performance.now() < deadline) await new Promise((res) => setTimeout(res, 50));
-          delays = [...acks].map(([uuid, at]) => (receiver.arrivals.get(uuid) ?? Number.POSITIVE_INFINITY) - at).sort((a, b) => a - b);
-        }
-        // Server CPU over the ingest and, with the service, until the last delivery.
-        const serverMs = (cpuSeconds(pid) - cpuBefore) * 1000;
-        const dbMs = backendCpuUsed(dbBefore, await backendCpu(database));
-        const received = receiver.arrivals.size;
-        const deliveries = receiver.deliveries();
-        if (withService) {
-          const t = await trickle(server.baseUrl, token, receiver.arrivals);
-          trickles.push(`${backend}: ${TRICKLE} submissions one at a time, ${TRICKLE_GAP_MS} ms apart: ack→delivery p50 ${t.p50.toFixed(0)} ms, p99 ${t.p99.toFixed(0)} ms, max ${t.max.toFixed(0)} ms`);
-        }
-        loads.push(`${backend} ${withService ? 'with' : 'without'}: ${loadAverage()}`);
-        rows.push([
-          backend, withService ? 'generic_json' : 'none', CONCURRENCY, total, r.ok, r.failures, r.seconds.toFixed(1), Math.round(r.rate),
-          (serverMs / total).toFixed(3), database ? (dbMs / total).toFixed(3) : '-',
-          withService ? received : '-', withService ? deliveries : '-',
-          withService ? percentile(delays, 50).toFixed(0) : '-', withService ? percentile(delays, 99).toFixed(0) : '-',
-        ]);
-        const databaseUrl = serverDatabaseUrl(pid);
-        if (withService && databaseUrl) {
-          const c = await claimWithBacklog(databaseUrl, formId);
-          claims.push(`${backend}: jobs-table claim ${c.emptyJobsMs.toFixed(2)} ms with no backlog, ${c.jobsMs.toFixed(2)} ms with 70,000 jobs in back-off; REST service claim with 70,000 queued records of a service in back-off ${c.servicesMs.toFixed(2)} ms`);
-        }
-      } finally {
-        await server.stop();
-        receiver.close();
       }
     }
+    const sorted = [...perRound].sort((a, b) => a - b);
+    const median = sorted.length % 2 === 1 ? (sorted[(sorted.length - 1) / 2] ?? Number.NaN) : ((sorted[sorted.length / 2 - 1] ?? Number.NaN) + (sorted[sorted.length / 2] ?? Number.NaN)) / 2;
+    ratios.push(`${backend}: rate with the service / without, by round: ${perRound.map((x) => x.toFixed(2)).join(', ')}; median ${median.toFixed(2)} (target ≥ 0.85)`);
   }
   console.log(`\nrestservices: OpenRosa ingest of bench_household at concurrency ${CONCURRENCY}, ${total} per row, without and with one generic_json service (local receiver)\n`);
   printTable(
-    ['backend', 'service', 'concurrency', 'sent', '201s', 'failures', 'seconds', 'subs/s', 'server CPU ms/sub', 'database CPU ms/sub', 'records received', 'deliveries', 'ack→delivery p50 ms', 'p99 ms'],
+    ['backend', 'round', 'service', 'concurrency', 'sent', '201s', 'failures', 'seconds', 'subs/s', 'server CPU ms/sub', 'database CPU ms/sub', 'records received', 'deliveries', 'ack→delivery p50 ms', 'p99 ms'],
     rows,
   );
   console.log(`\nserver and database CPU ms/sub include, with the service, the deliveries until the last one arrived.`);
+  for (const line of ratios) console.log(line);
   console.log('\nLow load (an idle dispatcher, woken by the queued record rather than at its next 250 ms look):');
   for (const line of trickles) console.log(line);
   for (const line of claims) console.log(line);
