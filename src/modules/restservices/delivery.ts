@@ -18,6 +18,7 @@
 // before the removal sends that record again (same X-Gather-Delivery id) after the restart.
 // Idle loops sleep pollMs between looks, or less when woken by records queued (wakeup.ts).
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../context.ts';
 import { claimantName, claimIsAbandoned } from '../../jobs/claimant.ts';
@@ -213,7 +214,7 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   let reading: Promise<void> | undefined;
   const readMore = (): Promise<void> => {
     reading ??= (async () => {
-      if (shortRead) await lingerFor(LINGER_MS, ctx.signal);
+      if (shortRead) await delay(LINGER_MS, undefined, { signal: ctx.signal }).catch(() => undefined); // cut short by a stop
       const queued = await repo.listQueuedDeliveries(deps.db, service.id, limit, [...taken]);
       shortRead = queued.length < limit;
       if (queued.length === 0 || probing) drained = true;
@@ -314,20 +315,6 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
     now,
   });
   if (readError !== undefined) throw readError;
-}
-
-/** Waits `ms`, or less when the dispatcher stops. */
-function lingerFor(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Each record's body: its JSON as the data API shows it, or its submitted XML. */
