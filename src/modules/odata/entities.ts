@@ -1,7 +1,7 @@
 // Stored records (answers keyed by group paths, repeats as arrays of items) as OData entities:
 // answers nested by group and typed by the model, `__id` and `__system` as ODK Central writes them,
 // repeats as navigation links or, when expanded, as arrays of their rows.
-import { parentKeyName, type AnswerProperty, type EntityModel, type Property } from './model.ts';
+import { parentKeyName, type AnswerProperty, type EntityModel, type Property, type RepeatProperty } from './model.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
 
@@ -36,21 +36,58 @@ export function geoPoint(value: unknown): Record<string, unknown> | null {
   return point;
 }
 
-export function answerValue(property: AnswerProperty, value: unknown): unknown {
-  if (value === undefined || value === null) return null;
+/**
+ * A string as JSON text, as JSON.stringify writes it: most answers need no escaping, and quoting
+ * them here saves a call into JSON.stringify per value.
+ */
+function stringJson(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+/** A value of the record or its columns as JSON text: JSON.stringify(value), strings and numbers without the call. */
+function valueJson(value: unknown): string {
+  if (typeof value === 'string') return stringJson(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value);
+}
+
+/**
+ * An answer as JSON text, typed by the model: numbers from numbers or numeric text, dates as
+ * written, points as GeoJSON, booleans, and anything else as text (a JSON value as its JSON).
+ */
+export function answerJson(property: AnswerProperty, value: unknown): string {
+  if (value === undefined || value === null) return 'null';
   switch (property.type) {
     case 'Edm.Int64':
-    case 'Edm.Decimal':
-      return numberOf(value);
+    case 'Edm.Decimal': {
+      const n = numberOf(value);
+      return n === null ? 'null' : String(n);
+    }
     case 'Edm.Date':
-      return typeof value === 'string' && DATE.test(value) ? value : null;
+      // A date matching DATE needs no escaping.
+      return typeof value === 'string' && DATE.test(value) ? `"${value}"` : 'null';
     case 'Edm.GeographyPoint':
-      return geoPoint(value);
+      return geoPointJson(value);
     case 'Edm.Boolean':
-      return typeof value === 'boolean' ? value : null;
+      return typeof value === 'boolean' ? (value ? 'true' : 'false') : 'null';
     default:
-      return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return typeof value === 'string' ? stringJson(value) : stringJson(typeof value === 'object' ? JSON.stringify(value) : String(value));
   }
+}
+
+/** JSON.stringify(geoPoint(value)), written directly (its numbers are finite). */
+function geoPointJson(value: unknown): string {
+  const point = geoPoint(value);
+  if (point === null) return 'null';
+  const coordinates = point['coordinates'] as number[];
+  const properties = point['properties'] as { accuracy: number } | undefined;
+  return `{"type":"Point","coordinates":[${coordinates.join(',')}]${properties === undefined ? '' : `,"properties":{"accuracy":${String(properties.accuracy)}}`}}`;
 }
 
 /** The key of an entity in a resource path: `Submissions('uuid%3Aabc')`. */
@@ -122,14 +159,14 @@ class EntityWriter {
           const rows = repeatItems(source, property.key).map((item, index) => this.row(property.entity, item, index, chain, inner, true));
           out.push(`${jsonKey(property.name)}[${rows.join(',')}]`);
         } else if (inner === undefined) {
-          out.push(jsonKey(`${property.name}@odata.navigationLink`) + JSON.stringify(`${keySegment(setName, chain[chain.length - 1] ?? '')}/${property.name}`));
+          out.push(jsonKey(`${property.name}@odata.navigationLink`) + stringJson(`${keySegment(setName, chain[chain.length - 1] ?? '')}/${property.name}`));
         }
         continue;
       }
       const chosen = pickOfName(pick, property.name);
       if (chosen === undefined) continue;
       if (property.kind === 'answer') {
-        out.push(jsonKey(property.name) + JSON.stringify(answerValue(property, source[property.key])));
+        out.push(jsonKey(property.name) + answerJson(property, source[property.key]));
       } else {
         const group: string[] = [];
         this.fields(group, property.properties, source, setName, chain, expand, chosen);
@@ -141,10 +178,10 @@ class EntityWriter {
   /** A repeat item as a row; `chain` holds the ids of its parents, the record's first. */
   row(entity: EntityModel, item: JsonObject, index: number, chain: readonly string[], expand: ExpandTree, pick: Pick): string {
     const id = rowId(chain, entity, index);
-    const out = [jsonKey('__id') + JSON.stringify(id)];
+    const out = [jsonKey('__id') + stringJson(id)];
     entity.parents.forEach((parent, i) => {
       const name = parentKeyName(parent);
-      if (pickOfName(pick, name) !== undefined) out.push(jsonKey(name) + JSON.stringify(chain[i] ?? null));
+      if (pickOfName(pick, name) !== undefined) out.push(jsonKey(name) + valueJson(chain[i] ?? null));
     });
     this.fields(out, entity.properties, item, entity.setName, [...chain, id], expand, pick);
     return `{${out.join(',')}}`;
@@ -176,29 +213,141 @@ export interface RecordMeta {
   readonly version: string;
 }
 
-/** A stored record (its answers as stored, and its columns) as the JSON text of an entity of `Submissions`. */
-export function submissionText(root: EntityModel, answers: JsonObject, meta: RecordMeta, context: EntityContext): string {
-  const id = `uuid:${meta.uuid}`;
-  const out = [jsonKey('__id') + JSON.stringify(id)];
+/** The meta fields under `__system`, in the order they are written, each from the record's columns and answers. */
+const SYSTEM_VALUES: ReadonlyArray<readonly [string, (answers: JsonObject, meta: RecordMeta) => string]> = [
+  ['submissionDate', (_, meta) => valueJson(meta.submitted)],
+  ['updatedAt', (_, meta) => valueJson(meta.modified)],
+  ['submitterName', (_, meta) => valueJson(meta.submitter)],
+  ['attachmentsPresent', (_, meta) => valueJson(meta.media_count)],
+  ['attachmentsExpected', (_, meta) => valueJson(meta.total_media)],
+  ['status', (answers, meta) => valueJson(answers['_status'] ?? meta.status)],
+  ['reviewState', (answers) => valueJson(reviewStateOf(answers['_review_status']))],
+  ['edited', (_, meta) => valueJson(meta.edited)],
+  ['formVersion', (answers, meta) => valueJson(answers['_version'] ?? meta.version)],
+  ['recordId', (_, meta) => valueJson(meta.id)],
+];
+
+/** What a record's entity holds between its fixed texts: the parts that depend on the record. */
+type Slot =
+  | { readonly kind: 'id' }
+  | { readonly kind: 'system'; readonly value: (answers: JsonObject, meta: RecordMeta) => string }
+  | { readonly kind: 'answer'; readonly property: AnswerProperty }
+  | { readonly kind: 'link'; readonly setName: string; readonly name: string }
+  | { readonly kind: 'rows'; readonly property: RepeatProperty; readonly expand: ExpandTree };
+
+/**
+ * A record's entity as fixed texts with slots between them (texts.length = slots.length + 1): which
+ * properties an entity has, and so its keys, braces and commas, follow from the model, $select and
+ * $expand alone, so they are joined once per request rather than once per entity.
+ */
+class Template {
+  readonly texts: string[] = [''];
+  readonly slots: Slot[] = [];
+
+  text(text: string): void {
+    this.texts[this.texts.length - 1] += text;
+  }
+
+  slot(slot: Slot): void {
+    this.slots.push(slot);
+    this.texts.push('');
+  }
+}
+
+/** Commas between the members of one object, as they are added. */
+class Members {
+  private first = true;
+  constructor(private readonly template: Template) {}
+
+  next(key: string): void {
+    this.template.text(this.first ? jsonKey(key) : `,${jsonKey(key)}`);
+    this.first = false;
+  }
+}
+
+function templateFields(template: Template, properties: readonly Property[], setName: string, expand: ExpandTree, pick: Pick, members: Members): void {
+  for (const property of properties) {
+    if (property.kind === 'repeat') {
+      const inner = expandOf(expand, property.name);
+      if (inner !== undefined && pickOfName(pick, property.name) !== undefined) {
+        members.next(property.name);
+        template.slot({ kind: 'rows', property, expand: inner });
+      } else if (inner === undefined) {
+        members.next(`${property.name}@odata.navigationLink`);
+        template.slot({ kind: 'link', setName, name: property.name });
+      }
+      continue;
+    }
+    const chosen = pickOfName(pick, property.name);
+    if (chosen === undefined) continue;
+    members.next(property.name);
+    if (property.kind === 'answer') {
+      template.slot({ kind: 'answer', property });
+    } else {
+      template.text('{');
+      templateFields(template, property.properties, setName, expand, chosen, new Members(template));
+      template.text('}');
+    }
+  }
+}
+
+/** Writes a stored record (its answers as parsed, and its columns) as the JSON text of an entity of `Submissions`. */
+export type SubmissionWriter = (answers: JsonObject, meta: RecordMeta) => string;
+
+/** The writer of `root`'s entities for a request's $select and $expand. */
+export function submissionWriter(root: EntityModel, context: EntityContext): SubmissionWriter {
+  const template = new Template();
+  template.text('{');
+  const members = new Members(template);
+  members.next('__id');
+  template.slot({ kind: 'id' });
   const systemPick = pickOfName(context.pick, '__system');
   if (systemPick !== undefined) {
-    const system: Record<string, unknown> = {
-      submissionDate: meta.submitted,
-      updatedAt: meta.modified,
-      submitterName: meta.submitter,
-      attachmentsPresent: meta.media_count,
-      attachmentsExpected: meta.total_media,
-      status: answers['_status'] ?? meta.status,
-      reviewState: reviewStateOf(answers['_review_status']),
-      edited: meta.edited,
-      formVersion: answers['_version'] ?? meta.version,
-      recordId: meta.id,
-    };
-    if (systemPick !== true) for (const name of Object.keys(system)) if (!systemPick.has(name)) delete system[name];
-    out.push(jsonKey('__system') + JSON.stringify(system));
+    members.next('__system');
+    template.text('{');
+    const system = new Members(template);
+    for (const [name, value] of SYSTEM_VALUES) {
+      if (systemPick !== true && !systemPick.has(name)) continue;
+      system.next(name);
+      template.slot({ kind: 'system', value });
+    }
+    template.text('}');
   }
-  WRITER.fields(out, root.properties, answers, root.setName, [id], context.expand, context.pick);
-  return `{${out.join(',')}}`;
+  templateFields(template, root.properties, root.setName, context.expand, context.pick, members);
+  template.text('}');
+  const { texts, slots } = template;
+  return (answers, meta) => {
+    const id = `uuid:${meta.uuid}`;
+    let out = texts[0] ?? '';
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as Slot;
+      let value: string;
+      switch (slot.kind) {
+        case 'id':
+          value = stringJson(id);
+          break;
+        case 'system':
+          value = slot.value(answers, meta);
+          break;
+        case 'answer':
+          value = answerJson(slot.property, answers[slot.property.key]);
+          break;
+        case 'link':
+          value = stringJson(`${keySegment(slot.setName, id)}/${slot.name}`);
+          break;
+        case 'rows':
+          value = `[${repeatItems(answers, slot.property.key).map((item, index) => WRITER.row(slot.property.entity, item, index, [id], slot.expand, true)).join(',')}]`;
+          break;
+      }
+      out += value + (texts[i + 1] ?? '');
+    }
+    return out;
+  };
+}
+
+/** A stored record (its answers as stored, and its columns) as the JSON text of an entity of `Submissions`. */
+export function submissionText(root: EntityModel, answers: JsonObject, meta: RecordMeta, context: EntityContext): string {
+  return submissionWriter(root, context)(answers, meta);
 }
 
 /**

@@ -9,7 +9,7 @@
 // Bounded by bytes, least recently used first out. An entry holds the entity's UTF-8 bytes, as the
 // page sends them: a page of remembered entities is then copied once into the response, not joined,
 // flattened, measured and encoded as text again on every read.
-import { submissionText, type EntityContext, type ExpandTree, type Pick, type RecordMeta } from './entities.ts';
+import { submissionWriter, type EntityContext, type ExpandTree, type Pick, type RecordMeta } from './entities.ts';
 import type { EntityModel, Property } from './model.ts';
 
 /** What the memo may hold: the entities' bytes and each entry's own cost. */
@@ -183,8 +183,11 @@ export interface RecordWriter {
   readonly known: readonly string[] | undefined;
   /** Whether `write` can write this record as it was read (else its stored text must be read first). */
   writable(record: StampedRecord): boolean;
-  /** The record's entity, UTF-8; only for a record that is writable. */
-  write(record: StampedRecord): Buffer;
+  /**
+   * The record's entity, only for a record that is writable: UTF-8 when it is remembered, else its
+   * text (encoded once into the response's piece).
+   */
+  write(record: StampedRecord): string | Buffer;
 }
 
 /**
@@ -192,7 +195,8 @@ export interface RecordWriter {
  * request reads known records (one by key), limits what it asks the memo about.
  */
 export function recordWriter(root: EntityModel, context: EntityContext, remembered: boolean, ids?: readonly number[], memo: EntityMemo = MEMO): RecordWriter {
-  const write = (json: string, meta: RecordMeta): Buffer => entityBytes(submissionText(root, JSON.parse(json) as Record<string, unknown>, meta, context));
+  const text = submissionWriter(root, context);
+  const write = (json: string, meta: RecordMeta): string => text(JSON.parse(json) as Record<string, unknown>, meta);
   if (!remembered) {
     return {
       known: undefined,
@@ -220,7 +224,7 @@ export function recordWriter(root: EntityModel, context: EntityContext, remember
       const found = memo.find(shape, record.stamp, record);
       if (found !== undefined) return found;
       if (record.json === null) throw new Error(`record ${record.id} was read without its text and is not in the memo`);
-      const body = write(record.json, record);
+      const body = entityBytes(write(record.json, record));
       memo.remember(shape, record.stamp, record, body);
       return body;
     },

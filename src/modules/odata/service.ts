@@ -111,13 +111,16 @@ export interface Feed {
   readonly chunks: Iterable<string | Buffer> | AsyncIterable<string | Buffer>;
 }
 
-/** A row read for a page: its entity's JSON, UTF-8 (made when written), and where a page after it starts. */
+/**
+ * A row read for a page: its entity's JSON (made when written), as text or, remembered, as UTF-8
+ * bytes; and where a page after it starts.
+ */
 interface PageRow {
-  readonly bytes: () => Buffer;
+  readonly entity: () => string | Buffer;
   readonly token: SkipToken;
 }
 
-const COMMA = Buffer.from(',');
+const COMMA = 0x2c;
 
 /**
  * Pieces of the response are kept under this size: a larger Buffer is memory of its own, mapped
@@ -128,27 +131,32 @@ const PIECE_BYTES = 64 * 1024;
 
 /**
  * The rows' entities, comma-separated (and after a comma when `more`: entities went before), in
- * pieces of about PIECE_BYTES, each one copy of the entities it holds.
+ * pieces of at most PIECE_BYTES: each entity is encoded (or copied) straight into its piece. An
+ * entity that could be larger than a piece by itself (three bytes a character at most) goes out
+ * as its own.
  */
 function* entityPieces(rows: readonly PageRow[], more: boolean): Generator<Buffer> {
-  let parts: Buffer[] = [];
+  let piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
   let size = 0;
   for (const row of rows) {
-    const bytes = row.bytes();
-    if (size > 0 && size + bytes.length + 1 > PIECE_BYTES) {
-      yield Buffer.concat(parts, size);
-      parts = [];
+    const entity = row.entity();
+    const most = 1 + (typeof entity === 'string' ? entity.length * 3 : entity.length);
+    if (size > 0 && size + most > PIECE_BYTES) {
+      yield piece.subarray(0, size);
+      piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
       size = 0;
     }
-    if (more || size > 0) {
-      parts.push(COMMA);
-      size += 1;
+    if (most > PIECE_BYTES) {
+      if (more) yield Buffer.from(',');
+      yield typeof entity === 'string' ? Buffer.from(entity) : entity;
+      more = true;
+      continue;
     }
+    if (more) piece[size++] = COMMA;
     more = true;
-    parts.push(bytes);
-    size += bytes.length;
+    size += typeof entity === 'string' ? piece.write(entity, size) : entity.copy(piece, size);
   }
-  if (size > 0) yield Buffer.concat(parts, size);
+  if (size > 0) yield piece.subarray(0, size);
 }
 
 /** Reads up to `limit` rows after a keyset position (or, on a first page, from an offset). */
@@ -244,7 +252,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
     if (writer) {
       const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
       return records.map((r) => ({
-        bytes: () => writer.write(r),
+        entity: () => writer.write(r),
         token: { values: r.terms ?? [], key: [r.id] },
       }));
     }
@@ -257,7 +265,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       const items = await readRepeatRows(ctx.db, scope, rowsAfter(start, limit - out.length, offset), batch);
       for (const r of items) {
         out.push({
-          bytes: () => Buffer.from(repeatRowText(entity, r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>, context)),
+          entity: () => repeatRowText(entity, r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>, context),
           token: { values: r.terms ?? [], key: [r.id, ...r.positions] },
         });
       }
@@ -272,7 +280,8 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   if (resource.single) {
     const [row] = await read(undefined, 1, 0);
     if (!row) throw errors.odataEntityNotReadable(path);
-    return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},`, row.bytes().subarray(1)] };
+    const entity = row.entity();
+    return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},`, typeof entity === 'string' ? entity.slice(1) : entity.subarray(1)] };
   }
 
   if (options.skiptoken && !afterCondition(scope, terms, options.skiptoken.values, options.skiptoken.key)) throw new OptionError('$skiptoken does not belong to this query.');
