@@ -227,16 +227,17 @@ const SYSTEM_VALUES: ReadonlyArray<readonly [string, (answers: JsonObject, meta:
   ['recordId', (_, meta) => valueJson(meta.id)],
 ];
 
-/** What a record's entity holds between its fixed texts: the parts that depend on the record. */
+/** What an entity holds between its fixed texts: the parts that depend on the record or item. */
 type Slot =
   | { readonly kind: 'id' }
+  | { readonly kind: 'parent'; readonly index: number }
   | { readonly kind: 'system'; readonly value: (answers: JsonObject, meta: RecordMeta) => string }
   | { readonly kind: 'answer'; readonly property: AnswerProperty }
   | { readonly kind: 'link'; readonly setName: string; readonly name: string }
   | { readonly kind: 'rows'; readonly property: RepeatProperty; readonly expand: ExpandTree };
 
 /**
- * A record's entity as fixed texts with slots between them (texts.length = slots.length + 1): which
+ * An entity as fixed texts with slots between them (texts.length = slots.length + 1): which
  * properties an entity has, and so its keys, braces and commas, follow from the model, $select and
  * $expand alone, so they are joined once per request rather than once per entity.
  */
@@ -291,6 +292,41 @@ function templateFields(template: Template, properties: readonly Property[], set
   }
 }
 
+/**
+ * Fills a template's slots: `source` holds the answers (a record's or a repeat item's), `chain` the
+ * ids of the entity's parents (the record's first), `id` the entity's own; `meta` a record's columns.
+ */
+function fill(template: Template, source: JsonObject, meta: RecordMeta | undefined, chain: readonly string[], id: string): string {
+  const { texts, slots } = template;
+  let out = texts[0] ?? '';
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i] as Slot;
+    let value: string;
+    switch (slot.kind) {
+      case 'id':
+        value = stringJson(id);
+        break;
+      case 'parent':
+        value = valueJson(chain[slot.index] ?? null);
+        break;
+      case 'system':
+        value = meta === undefined ? 'null' : slot.value(source, meta);
+        break;
+      case 'answer':
+        value = answerJson(slot.property, source[slot.property.key]);
+        break;
+      case 'link':
+        value = stringJson(`${keySegment(slot.setName, id)}/${slot.name}`);
+        break;
+      case 'rows':
+        value = `[${repeatItems(source, slot.property.key).map((item, index) => WRITER.row(slot.property.entity, item, index, [...chain, id], slot.expand, true)).join(',')}]`;
+        break;
+    }
+    out += value + (texts[i + 1] ?? '');
+  }
+  return out;
+}
+
 /** Writes a stored record (its answers as parsed, and its columns) as the JSON text of an entity of `Submissions`. */
 export type SubmissionWriter = (answers: JsonObject, meta: RecordMeta) => string;
 
@@ -315,34 +351,7 @@ export function submissionWriter(root: EntityModel, context: EntityContext): Sub
   }
   templateFields(template, root.properties, root.setName, context.expand, context.pick, members);
   template.text('}');
-  const { texts, slots } = template;
-  return (answers, meta) => {
-    const id = `uuid:${meta.uuid}`;
-    let out = texts[0] ?? '';
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i] as Slot;
-      let value: string;
-      switch (slot.kind) {
-        case 'id':
-          value = stringJson(id);
-          break;
-        case 'system':
-          value = slot.value(answers, meta);
-          break;
-        case 'answer':
-          value = answerJson(slot.property, answers[slot.property.key]);
-          break;
-        case 'link':
-          value = stringJson(`${keySegment(slot.setName, id)}/${slot.name}`);
-          break;
-        case 'rows':
-          value = `[${repeatItems(answers, slot.property.key).map((item, index) => WRITER.row(slot.property.entity, item, index, [id], slot.expand, true)).join(',')}]`;
-          break;
-      }
-      out += value + (texts[i + 1] ?? '');
-    }
-    return out;
-  };
+  return (answers, meta) => fill(template, answers, meta, [], `uuid:${meta.uuid}`);
 }
 
 /** A stored record (its answers as stored, and its columns) as the JSON text of an entity of `Submissions`. */
@@ -351,12 +360,35 @@ export function submissionText(root: EntityModel, answers: JsonObject, meta: Rec
 }
 
 /**
- * A repeat item as the JSON text of a row of its entity set: `positions` are the 1-based positions
- * of the item and of its enclosing repeats' items, from the record down.
+ * Writes a repeat item as the JSON text of a row of its entity set: `positions` are the 1-based
+ * positions of the item and of its enclosing repeats' items, from the record down.
  */
-export function repeatRowText(entity: EntityModel, recordUuid: string, positions: readonly number[], item: JsonObject, context: EntityContext): string {
+export type RepeatRowWriter = (recordUuid: string, positions: readonly number[], item: JsonObject) => string;
+
+/** The writer of a repeat set's rows for a request's $select and $expand. */
+export function repeatRowWriter(entity: EntityModel, context: EntityContext): RepeatRowWriter {
+  const template = new Template();
+  template.text('{');
+  const members = new Members(template);
+  members.next('__id');
+  template.slot({ kind: 'id' });
+  entity.parents.forEach((parent, index) => {
+    const name = parentKeyName(parent);
+    if (pickOfName(context.pick, name) === undefined) return;
+    members.next(name);
+    template.slot({ kind: 'parent', index });
+  });
+  templateFields(template, entity.properties, entity.setName, context.expand, context.pick, members);
+  template.text('}');
   const levels = [...entity.parents.slice(1), entity];
-  const chain = [`uuid:${recordUuid}`];
-  for (const [index, level] of levels.slice(0, -1).entries()) chain.push(rowId(chain, level, (positions[index] ?? 1) - 1));
-  return WRITER.row(entity, item, (positions[levels.length - 1] ?? 1) - 1, chain, context.expand, context.pick);
+  return (recordUuid, positions, item) => {
+    const chain = [`uuid:${recordUuid}`];
+    for (let index = 0; index < levels.length - 1; index++) chain.push(rowId(chain, levels[index] as EntityModel, (positions[index] ?? 1) - 1));
+    return fill(template, item, undefined, chain, rowId(chain, entity, (positions[levels.length - 1] ?? 1) - 1));
+  };
+}
+
+/** A repeat item as the JSON text of a row of its entity set (see RepeatRowWriter). */
+export function repeatRowText(entity: EntityModel, recordUuid: string, positions: readonly number[], item: JsonObject, context: EntityContext): string {
+  return repeatRowWriter(entity, context)(recordUuid, positions, item);
 }

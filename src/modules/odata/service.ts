@@ -9,7 +9,7 @@ import { isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
-import { pickOf, repeatRowText, type EntityContext, type ExpandTree } from './entities.ts';
+import { pickOf, repeatRowWriter, type EntityContext, type ExpandTree } from './entities.ts';
 import { MEMO_PAGE, recordWriter, type RecordWriter } from './memo.ts';
 import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
@@ -248,6 +248,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
   const pageLimit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
   const writer = entity.parents.length === 0 ? recordWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE, recordId === undefined ? undefined : [recordId]) : undefined;
+  const rowWriter = writer ? undefined : repeatRowWriter(entity, context);
   const read: ChunkReader = async (after, limit, offset) => {
     if (writer) {
       const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
@@ -256,6 +257,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
         token: { values: r.terms ?? [], key: [r.id] },
       }));
     }
+    if (!rowWriter) return [];
     // In the rows' own order, a chunk comes from a batch of records at a time (see RecordBatch).
     const batched = terms.length === 0 && offset === 0;
     const out: PageRow[] = [];
@@ -265,7 +267,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       const items = await readRepeatRows(ctx.db, scope, rowsAfter(start, limit - out.length, offset), batch);
       for (const r of items) {
         out.push({
-          entity: () => repeatRowText(entity, r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>, context),
+          entity: () => rowWriter(r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>),
           token: { values: r.terms ?? [], key: [r.id, ...r.positions] },
         });
       }
