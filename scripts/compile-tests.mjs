@@ -5,8 +5,10 @@
 // processes. Child processes the tests start (servers, workers) still run the sources.
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+
+const batchShim = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 'test-batch-shim.mjs')).href;
 
 /**
  * Each source keeps its own `import.meta.url` and `import.meta.dirname`: code that finds a
@@ -29,10 +31,25 @@ const ownLocation = {
 };
 
 /**
- * Writes the compiled files under `outDir` and returns, for each test file (a path relative to
- * the project root), the compiled file to run.
+ * The files of a batch import node:test through scripts/test-batch-shim.mjs, one module for the
+ * whole process, so that they can share a process (scripts/test-batches.mjs). The others import
+ * node:test itself, which names each test's file by where the test was declared.
  */
-export async function compileTests(root, files, outDir) {
+function nodeTestThroughShim(root, batched) {
+  const paths = new Set(batched.map((file) => join(root, file)));
+  return {
+    name: 'node-test-through-shim',
+    setup(builder) {
+      builder.onResolve({ filter: /^node:test$/ }, (args) => (paths.has(args.importer) ? { path: batchShim, external: true } : undefined));
+    },
+  };
+}
+
+/**
+ * Writes the compiled files under `outDir` and returns, for each test file (a path relative to
+ * the project root), the compiled file to run. `batched` lists the files that will run in batches.
+ */
+export async function compileTests(root, files, outDir, batched = []) {
   await rm(outDir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
@@ -49,7 +66,7 @@ export async function compileTests(root, files, outDir) {
     target: 'node20',
     packages: 'external',
     sourcemap: 'linked',
-    plugins: [ownLocation],
+    plugins: [ownLocation, nodeTestThroughShim(root, batched)],
     logLevel: 'error',
   });
   return new Map(files.map((file) => [file, relative(root, join(outDir, file.replace(/\.ts$/, '.mjs')))]));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { compileTests } from './compile-tests.mjs';
+import { needsOwnProcess, writeBatches } from './test-batches.mjs';
 
 const roots = ['test', 'src', 'packages'];
 const filter = process.argv.slice(2);
@@ -83,17 +84,29 @@ let loader = ['--import', 'tsx'];
 const compiledDir = join('node_modules', '.cache', 'gather-tests', String(process.pid));
 if (process.env.TEST_COMPILE !== '0') {
   const started = Date.now();
+  // Files that can share a process run in batches of TEST_BATCH_SIZE (scripts/test-batches.mjs);
+  // TEST_BATCH_SIZE=1 gives every file a process of its own.
+  const batchSize = Number(process.env.TEST_BATCH_SIZE ?? '8');
+  const own = selected.filter((file) => batchSize <= 1 || needsOwnProcess(file));
+  const shared = own.length < selected.length - 1 ? selected.filter((file) => !own.includes(file)) : [];
+  if (!shared.length) own.splice(0, own.length, ...selected);
   let compiled;
   try {
-    compiled = await compileTests(process.cwd(), selected, compiledDir);
+    compiled = await compileTests(process.cwd(), selected, compiledDir, shared);
   } catch (error) {
     cleanUp();
     console.error('run-tests: compiling the test files failed', error);
     process.exit(1);
   }
-  runFiles = selected.map((file) => compiled.get(file));
   loader = ['--enable-source-maps'];
   console.log(`run-tests: ${selected.length} test files compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const batches = [];
+  for (let i = 0; i < shared.length; i += batchSize) {
+    batches.push(shared.slice(i, i + batchSize).map((file) => [file, compiled.get(file)]));
+  }
+  const entries = await writeBatches(process.cwd(), compiledDir, 'scripts/test-batch-shim.mjs', batches);
+  runFiles = [...own.map((file) => compiled.get(file)), ...entries];
+  if (batches.length) console.log(`run-tests: ${shared.length} files in ${batches.length} batches, ${own.length} on their own`);
 }
 // The test runner passes its own node flags on to the file processes. --no-opt: a file's process
 // lives seconds, and TurboFan's background compiles of what gets warm while it starts (module
@@ -101,7 +114,7 @@ if (process.env.TEST_COMPILE !== '0') {
 // optimised code gives back before the process ends, even in the files that run longest in
 // process (bench/RESULTS.md, 2026-11-28). The code does the same without it; servers and
 // browsers the tests start as processes of their own run with V8's defaults, as in production.
-const nodeFlags = ['--no-opt'];
+const nodeFlags = process.env.TEST_NODE_FLAGS === undefined ? ['--no-opt'] : process.env.TEST_NODE_FLAGS.split(' ').filter(Boolean);
 const child = spawn(
   process.execPath,
   [...nodeFlags, ...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...runFiles],
