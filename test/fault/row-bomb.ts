@@ -2,7 +2,7 @@
 // hundreds of megabytes, deflated piece by piece (never held whole) into an .xlsx of a few MB.
 // (packages/xlsform/test/zip-bomb.ts pads sheets with one repeated byte; this one repeats rows,
 // which every reader must parse as rows rather than skip as whitespace.)
-import { createDeflateRaw, crc32 } from 'node:zlib';
+import { deflateRuns } from '../../packages/xlsform/test/zip-bomb.ts';
 
 const CHUNK = 1024 * 1024;
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
@@ -25,31 +25,12 @@ interface Part {
 }
 
 /** Deflates `head`, then `repeat` over and over up to `repeatBytes`, then `tail`. */
-async function deflatePart(name: string, head: string, repeat: string, repeatBytes: number, tail: string): Promise<Part> {
-  const deflater = createDeflateRaw({ level: 9 });
-  const out: Buffer[] = [];
-  deflater.on('data', (chunk: Buffer) => out.push(chunk));
-  const ended = new Promise<void>((resolve, reject) => {
-    deflater.once('end', resolve);
-    deflater.once('error', reject);
-  });
-  let crc = 0;
-  let size = 0;
-  const write = async (bytes: Buffer): Promise<void> => {
-    crc = crc32(bytes, crc);
-    size += bytes.length;
-    if (!deflater.write(bytes)) await new Promise((resolve) => deflater.once('drain', resolve));
-  };
-  await write(Buffer.from(head));
+function deflatePart(name: string, head: string, repeat: string, repeatBytes: number, tail: string): Part {
   const piece = Buffer.from(repeat.repeat(Math.max(1, Math.floor(CHUNK / repeat.length))));
-  for (let left = Math.floor(repeatBytes / piece.length); left > 0; left--) await write(piece);
-  await write(Buffer.from(tail));
-  deflater.end();
-  await ended;
-  return { name, data: Buffer.concat(out), crc, size };
+  return { name, ...deflateRuns([[Buffer.from(head), 1], [piece, Math.floor(repeatBytes / piece.length)], [Buffer.from(tail), 1]]) };
 }
 
-function plainPart(name: string, text: string): Promise<Part> {
+function plainPart(name: string, text: string): Part {
   return deflatePart(name, text, ' ', 0, '');
 }
 
@@ -111,15 +92,15 @@ export interface RowBomb {
  */
 export async function rowBomb(sheetBytes: number, header: readonly string[], rowCells: readonly string[]): Promise<RowBomb> {
   const sheetName = 'xl/worksheets/sheet1.xml';
-  const sheet = await deflatePart(sheetName, `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${MAIN}"><sheetData>${row(header)}`, row(rowCells), sheetBytes, '</sheetData></worksheet>');
+  const sheet = deflatePart(sheetName, `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${MAIN}"><sheetData>${row(header)}`, row(rowCells), sheetBytes, '</sheetData></worksheet>');
   const parts = [
-    await plainPart(
+    plainPart(
       '[Content_Types].xml',
       '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
     ),
-    await plainPart('_rels/.rels', `<?xml version="1.0"?><Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`),
-    await plainPart('xl/workbook.xml', `<?xml version="1.0"?><workbook xmlns="${MAIN}" xmlns:r="${REL}"><sheets><sheet name="survey" sheetId="1" r:id="rId1"/></sheets></workbook>`),
-    await plainPart('xl/_rels/workbook.xml.rels', `<?xml version="1.0"?><Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`),
+    plainPart('_rels/.rels', `<?xml version="1.0"?><Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`),
+    plainPart('xl/workbook.xml', `<?xml version="1.0"?><workbook xmlns="${MAIN}" xmlns:r="${REL}"><sheets><sheet name="survey" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+    plainPart('xl/_rels/workbook.xml.rels', `<?xml version="1.0"?><Relationships xmlns="${PKG_REL}"><Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`),
     sheet,
   ];
   return { honest: zip(parts, undefined), lying: zip(parts, { name: sheetName, declaredSize: 64 * 1024 }), inflatedBytes: sheet.size };

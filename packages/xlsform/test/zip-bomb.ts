@@ -1,7 +1,6 @@
 // Zip bombs for tests: archives whose entries inflate to hundreds of megabytes from a few hundred
-// kilobytes. The padding is deflated from one reused chunk, so building a 500 MB entry never holds
-// more than that chunk and the compressed output in memory.
-import { createDeflateRaw, crc32 } from 'node:zlib';
+// kilobytes, built without deflating the hundreds of megabytes (see deflateRuns).
+import { constants, crc32, deflateRawSync } from 'node:zlib';
 
 export interface BombEntry {
   name: string;
@@ -18,34 +17,45 @@ export interface BombEntry {
 
 const CHUNK = 1024 * 1024;
 
-interface Deflated {
+export interface Deflated {
   data: Buffer;
   crc: number;
   size: number;
 }
 
-async function deflateEntry(entry: BombEntry): Promise<Deflated> {
-  const deflater = createDeflateRaw({ level: 9 });
-  const out: Buffer[] = [];
-  deflater.on('data', (chunk: Buffer) => out.push(chunk));
-  const done = new Promise<void>((resolve, reject) => {
-    deflater.once('end', resolve);
-    deflater.once('error', reject);
-  });
+/**
+ * A raw deflate stream of each run's bytes repeated its number of times, in order, with the
+ * CRC-32 and size of what it inflates to. Each run's bytes are deflated once, ending in a full
+ * flush: that empties the compressor's window and ends on a byte, so the compressed bytes stand
+ * alone and are repeated as they are. Deflating every copy of a 500 MB padding instead cost
+ * seconds of CPU per bomb; the stream inflates to the same bytes and is about as small.
+ */
+export function deflateRuns(runs: ReadonlyArray<readonly [bytes: Buffer, times: number]>): Deflated {
+  const pieces: Buffer[] = [];
   let crc = 0;
   let size = 0;
-  const write = async (bytes: Buffer): Promise<void> => {
-    crc = crc32(bytes, crc);
-    size += bytes.length;
-    if (!deflater.write(bytes)) await new Promise((resolve) => deflater.once('drain', resolve));
-  };
-  await write(Buffer.from(entry.head));
-  const pad = Buffer.alloc(CHUNK, entry.padByte ?? 0x20);
-  for (let left = entry.padBytes ?? 0; left > 0; left -= CHUNK) await write(left >= CHUNK ? pad : pad.subarray(0, left));
-  if (entry.tail) await write(Buffer.from(entry.tail));
-  deflater.end();
-  await done;
-  return { data: Buffer.concat(out), crc, size };
+  for (const [bytes, times] of runs) {
+    if (times <= 0 || bytes.length === 0) continue;
+    const deflated = deflateRawSync(bytes, { level: 9, finishFlush: constants.Z_FULL_FLUSH });
+    for (let i = 0; i < times; i++) {
+      pieces.push(deflated);
+      crc = crc32(bytes, crc);
+    }
+    size += bytes.length * times;
+  }
+  pieces.push(deflateRawSync(Buffer.alloc(0), { level: 9 }));
+  return { data: Buffer.concat(pieces), crc, size };
+}
+
+function deflateEntry(entry: BombEntry): Deflated {
+  const padBytes = entry.padBytes ?? 0;
+  const pad = Buffer.alloc(Math.min(CHUNK, padBytes), entry.padByte ?? 0x20);
+  return deflateRuns([
+    [Buffer.from(entry.head), 1],
+    [pad, Math.floor(padBytes / CHUNK)],
+    [pad.subarray(0, padBytes % CHUNK), 1],
+    [Buffer.from(entry.tail ?? ''), 1],
+  ]);
 }
 
 /** A zip of deflated entries (no zip64: every size stays under 4 GB). */
@@ -55,7 +65,7 @@ export async function bombZip(entries: BombEntry[]): Promise<Buffer> {
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name);
-    const { data, crc, size } = await deflateEntry(entry);
+    const { data, crc, size } = deflateEntry(entry);
     const declared = entry.declaredSize ?? size;
     const local = Buffer.alloc(30 + name.length);
     local.writeUInt32LE(0x04034b50, 0);
