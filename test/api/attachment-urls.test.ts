@@ -46,3 +46,33 @@ test('a CSV export links the photo by the same encoded address', async () => {
   assert.ok(link, csv.body);
   assert.ok(link.endsWith(`?filename=${ENCODED}`), link);
 });
+
+test('a record’s _attachments are the same in a list, in pages, sorted, and read alone', async () => {
+  // Records without files around the one with a file: a list reads a range of records at once.
+  for (let i = 0; i < 3; i++) {
+    const res = await postSubmission(server.app, '/bob/submission', householdXml({ uuid: randomUUID() }), bob.auth);
+    assert.equal(res.statusCode, 201, res.body);
+  }
+  type Listed = { _id: number; _attachments: Array<Record<string, unknown>> };
+  const get = async (url: string) => {
+    const res = await server.app.inject({ method: 'GET', url, headers: bob.auth });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<Listed | Listed[]>();
+  };
+  const list = (await get(`/api/v1/data/${formId}`)) as Listed[];
+  const withFile = list.find((r) => r._attachments.length > 0);
+  assert.ok(withFile);
+  const [attachment] = withFile._attachments;
+  assert.deepEqual(Object.keys(attachment ?? {}).sort(), ['download_url', 'filename', 'id', 'instance', 'mimetype', 'name', 'xform']);
+  assert.equal(attachment?.['instance'], withFile._id);
+  assert.equal(attachment?.['xform'], formId);
+  assert.equal(attachment?.['mimetype'], 'image/jpeg');
+  for (const other of list) if (other !== withFile) assert.deepEqual(other._attachments, []);
+  const alone = (await get(`/api/v1/data/${formId}/${withFile._id}`)) as Listed;
+  assert.deepEqual(alone._attachments, withFile._attachments);
+  const paged = (await get(`/api/v1/data/${formId}?page=1&page_size=2`)) as Listed[];
+  const sorted = (await get(`/api/v1/data/${formId}?sort=${encodeURIComponent('{"_id":-1}')}`)) as Listed[];
+  for (const records of [paged, sorted]) {
+    for (const record of records) assert.deepEqual(record._attachments, list.find((r) => r._id === record._id)?._attachments);
+  }
+});

@@ -196,25 +196,59 @@ export async function countMonthlySubmissions(db: DbOrTx, ownerId: number, from:
   return counts;
 }
 
+/** One attachment of `a` as the data API lists it, for a record of form `formId`. */
+function attachmentJson(baseUrl: string, formId: RawBuilder<unknown>) {
+  return sql`jsonb_build_object(
+    'download_url', ${baseUrl} || '/api/v1/files/' || a.id || '?filename=' || gather_url_encode(a.name),
+    'mimetype', a.mimetype, 'filename', a.name, 'name', a.name,
+    'instance', a.instance_id, 'xform', ${formId}, 'id', a.id)`;
+}
+
+/** Where recordColumns finds a record's `_attachments` list (jsonb text, NULL for none). */
+interface AttachmentSource {
+  /** Joined to RECORD_FROM. */
+  join: RawBuilder<unknown>;
+  list: RawBuilder<unknown>;
+}
+
 /**
- * What record-text.ts assembles a data API record from (RecordRow), selected from RECORD_FROM.
- * The usernames come from joins and the attachments' list is built only for a record that has
- * one: a subquery per name and an aggregate set up for every record cost PostgreSQL about 6 µs a
- * record, more than the rest of the row (bench/RESULTS.md, 2026-11-28).
+ * The attachments of one record at a time, built only for a record that has one: an aggregate
+ * set up for every record cost PostgreSQL about 4 µs a record with no attachment.
  */
-function recordColumns(baseUrl: string) {
+function attachmentsPerRecord(baseUrl: string): AttachmentSource {
+  return {
+    join: sql``,
+    list: sql`CASE WHEN EXISTS (SELECT FROM attachments a WHERE a.instance_id = i.id)
+      THEN (SELECT jsonb_agg(${attachmentJson(baseUrl, sql`i.form_id`)} ORDER BY a.id)::text FROM attachments a WHERE a.instance_id = i.id) END`,
+  };
+}
+
+/**
+ * The attachments of the records whose ids lie in [first, last], from one scan of that range of
+ * the attachments' index: as cheap as listing no attachments when there are none, and no probe
+ * per record when there are.
+ */
+function attachmentsInRange(baseUrl: string, formId: number, first: number, last: number): AttachmentSource {
+  return {
+    join: sql`LEFT JOIN (SELECT a.instance_id, jsonb_agg(${attachmentJson(baseUrl, sql`${formId}::int`)} ORDER BY a.id)::text AS list
+      FROM attachments a WHERE a.instance_id >= ${first}::int AND a.instance_id <= ${last}::int GROUP BY a.instance_id) att ON att.instance_id = i.id`,
+    list: sql`att.list`,
+  };
+}
+
+/**
+ * What record-text.ts assembles a data API record from (RecordRow), selected from RECORD_FROM
+ * and `attachments.join`. The usernames come from joins: a subquery per name cost PostgreSQL
+ * about 1 µs a record each (bench/RESULTS.md, 2026-11-28).
+ */
+function recordColumns(attachments: AttachmentSource) {
   const micros = (column: string) => sql`(extract(epoch FROM ${sql.ref(column)}) * 1000000)::float8`;
   return sql`i.json_text AS json, i.id, i.form_id, ${micros('i.date_created')} AS created_us, ${micros('i.date_modified')} AS modified_us,
     ${micros('i.last_edited')} AS edited_us, submitter.username AS submitted_by_name, i.edited,
-    last_editor.username AS last_edited_by_name, i.total_media, i.media_count,
-    CASE WHEN EXISTS (SELECT FROM attachments a WHERE a.instance_id = i.id) THEN (SELECT jsonb_agg(jsonb_build_object(
-          'download_url', ${baseUrl} || '/api/v1/files/' || a.id || '?filename=' || gather_url_encode(a.name),
-          'mimetype', a.mimetype, 'filename', a.name, 'name', a.name,
-          'instance', i.id, 'xform', i.form_id, 'id', a.id) ORDER BY a.id)::text
-        FROM attachments a WHERE a.instance_id = i.id) END AS attachments`;
+    last_editor.username AS last_edited_by_name, i.total_media, i.media_count, ${attachments.list} AS attachments`;
 }
 
-/** The records (instances i) with what recordColumns reads beside them. */
+/** The records (instances i) with the users recordColumns names. */
 const RECORD_FROM = sql`instances i LEFT JOIN users submitter ON submitter.id = i.submitted_by
   LEFT JOIN users last_editor ON last_editor.id = i.last_edited_by`;
 
@@ -225,15 +259,6 @@ export interface RecordPage {
   offset: number;
   /** Only this submitter's records (roles that see their own data only). */
   submittedBy?: number;
-}
-
-export async function listRecordTexts(db: DbOrTx, formId: number, baseUrl: string, page: RecordPage): Promise<string[]> {
-  const limit = page.limit === undefined ? sql`` : sql`LIMIT ${page.limit}`;
-  const own = page.submittedBy === undefined ? sql`TRUE` : sql`i.submitted_by = ${page.submittedBy}`;
-  const result = await sql<RecordRow>`SELECT ${recordColumns(baseUrl)} FROM ${RECORD_FROM}
-    WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND ${own} AND (${page.condition})
-    ORDER BY ${page.order} ${limit} OFFSET ${page.offset}`.execute(db);
-  return result.rows.map(recordText);
 }
 
 /**
@@ -366,8 +391,11 @@ async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids:
   if (ascending) {
     // Ids in order (the default order, or a page of it): one range scan of the form's live
     // records, several times cheaper than a lookup per id.
-    const result = await sql<RecordRow>`SELECT ${recordColumns(baseUrl)} FROM ${RECORD_FROM}
-      WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND i.id >= ${ids[0]}::int AND i.id <= ${ids[ids.length - 1]}::int
+    const first = ids[0] ?? 0;
+    const last = ids[ids.length - 1] ?? 0;
+    const attachments = attachmentsInRange(baseUrl, formId, first, last);
+    const result = await sql<RecordRow>`SELECT ${recordColumns(attachments)} FROM ${RECORD_FROM} ${attachments.join}
+      WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND i.id >= ${first}::int AND i.id <= ${last}::int
         AND i.id = ANY(${[...ids]}::int[])
       ORDER BY i.id`.execute(db);
     return result.rows;
@@ -377,7 +405,7 @@ async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids:
   // of the whole form per page).
   const result = await sql<RecordRow>`SELECT r.*
     FROM unnest(${ids}::int[]) WITH ORDINALITY AS wanted(id, position)
-    CROSS JOIN LATERAL (SELECT ${recordColumns(baseUrl)} FROM ${RECORD_FROM}
+    CROSS JOIN LATERAL (SELECT ${recordColumns(attachmentsPerRecord(baseUrl))} FROM ${RECORD_FROM}
       WHERE i.id = wanted.id AND i.form_id = ${formId} AND i.deleted_at IS NULL LIMIT 1) r
     ORDER BY wanted.position`.execute(db);
   return result.rows;
@@ -391,7 +419,7 @@ export async function countRecords(db: DbOrTx, formId: number, condition: RawBui
 }
 
 export async function findRecordText(db: DbOrTx, formId: number, instanceId: number, baseUrl: string): Promise<{ text: string; submittedBy: number | null } | undefined> {
-  const result = await sql<RecordRow & { submitted_by: number | null }>`SELECT ${recordColumns(baseUrl)}, i.submitted_by FROM ${RECORD_FROM}
+  const result = await sql<RecordRow & { submitted_by: number | null }>`SELECT ${recordColumns(attachmentsPerRecord(baseUrl))}, i.submitted_by FROM ${RECORD_FROM}
     WHERE i.form_id = ${formId} AND i.id = ${instanceId} AND i.deleted_at IS NULL`.execute(db);
   const row = result.rows[0];
   return row ? { text: recordText(row), submittedBy: row.submitted_by } : undefined;
