@@ -96,11 +96,12 @@ function prepareMarkedStatements(client: pg.PoolClient): void {
  * WebAssembly heap, which is written through at start and never shrinks: the default 128MB of
  * buffers was most of the idle server's memory. Scans (exports) go through a small ring of buffers
  * whatever this is, the operating system caches the data files below it, and the heap grows as
- * far as maintenance_work_mem during an index build (8MB of buffers, tried, saved a little more
- * and made ingest dearer). PGlite has one connection: the lock and process tables sized for
- * PostgreSQL's default 100 connections and 10 WAL senders would be memory for nothing.
+ * far as maintenance_work_mem during an index build. 8MB of buffers held 10-13 MB less than 16MB,
+ * and ingest cost the same in alternated runs on a quiet machine (bench/RESULTS.md, 2026-11-28).
+ * PGlite has one connection: the lock and process tables sized for PostgreSQL's default 100
+ * connections and 10 WAL senders would be memory for nothing.
  */
-const PGLITE_SETTINGS = ['shared_buffers=16MB', 'maintenance_work_mem=16MB', 'max_connections=5', 'max_wal_senders=0'];
+const PGLITE_SETTINGS = ['shared_buffers=8MB', 'maintenance_work_mem=16MB', 'max_connections=5', 'max_wal_senders=0'];
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
