@@ -146,49 +146,6 @@ function jsonKey(name: string): string {
   return quoted;
 }
 
-/**
- * Writes entities as JSON text directly (no object per entity and group to build and then
- * serialise): the feed's pages are most of what it spends its time on.
- */
-class EntityWriter {
-  fields(out: string[], properties: readonly Property[], source: JsonObject, setName: string, chain: readonly string[], expand: ExpandTree, pick: Pick): void {
-    for (const property of properties) {
-      if (property.kind === 'repeat') {
-        const inner = expandOf(expand, property.name);
-        if (inner !== undefined && pickOfName(pick, property.name) !== undefined) {
-          const rows = repeatItems(source, property.key).map((item, index) => this.row(property.entity, item, index, chain, inner, true));
-          out.push(`${jsonKey(property.name)}[${rows.join(',')}]`);
-        } else if (inner === undefined) {
-          out.push(jsonKey(`${property.name}@odata.navigationLink`) + stringJson(`${keySegment(setName, chain[chain.length - 1] ?? '')}/${property.name}`));
-        }
-        continue;
-      }
-      const chosen = pickOfName(pick, property.name);
-      if (chosen === undefined) continue;
-      if (property.kind === 'answer') {
-        out.push(jsonKey(property.name) + answerJson(property, source[property.key]));
-      } else {
-        const group: string[] = [];
-        this.fields(group, property.properties, source, setName, chain, expand, chosen);
-        out.push(`${jsonKey(property.name)}{${group.join(',')}}`);
-      }
-    }
-  }
-
-  /** A repeat item as a row; `chain` holds the ids of its parents, the record's first. */
-  row(entity: EntityModel, item: JsonObject, index: number, chain: readonly string[], expand: ExpandTree, pick: Pick): string {
-    const id = rowId(chain, entity, index);
-    const out = [jsonKey('__id') + stringJson(id)];
-    entity.parents.forEach((parent, i) => {
-      const name = parentKeyName(parent);
-      if (pickOfName(pick, name) !== undefined) out.push(jsonKey(name) + valueJson(chain[i] ?? null));
-    });
-    this.fields(out, entity.properties, item, entity.setName, [...chain, id], expand, pick);
-    return `{${out.join(',')}}`;
-  }
-}
-
-const WRITER = new EntityWriter();
 
 function rowId(chain: readonly string[], entity: EntityModel, index: number): string {
   return `${chain[chain.length - 1] ?? ''}/${entity.key.split('/').pop() ?? ''}/${index + 1}`;
@@ -234,7 +191,7 @@ type Slot =
   | { readonly kind: 'system'; readonly value: (answers: JsonObject, meta: RecordMeta) => string }
   | { readonly kind: 'answer'; readonly property: AnswerProperty }
   | { readonly kind: 'link'; readonly setName: string; readonly name: string }
-  | { readonly kind: 'rows'; readonly property: RepeatProperty; readonly expand: ExpandTree };
+  | { readonly kind: 'rows'; readonly property: RepeatProperty; readonly row: Template };
 
 /**
  * An entity as fixed texts with slots between them (texts.length = slots.length + 1): which
@@ -272,7 +229,7 @@ function templateFields(template: Template, properties: readonly Property[], set
       const inner = expandOf(expand, property.name);
       if (inner !== undefined && pickOfName(pick, property.name) !== undefined) {
         members.next(property.name);
-        template.slot({ kind: 'rows', property, expand: inner });
+        template.slot({ kind: 'rows', property, row: rowTemplate(property.entity, inner, true) });
       } else if (inner === undefined) {
         members.next(`${property.name}@odata.navigationLink`);
         template.slot({ kind: 'link', setName, name: property.name });
@@ -318,9 +275,12 @@ function fill(template: Template, source: JsonObject, meta: RecordMeta | undefin
       case 'link':
         value = stringJson(`${keySegment(slot.setName, id)}/${slot.name}`);
         break;
-      case 'rows':
-        value = `[${repeatItems(source, slot.property.key).map((item, index) => WRITER.row(slot.property.entity, item, index, [...chain, id], slot.expand, true)).join(',')}]`;
+      case 'rows': {
+        const rowChain = [...chain, id];
+        const { entity } = slot.property;
+        value = `[${repeatItems(source, slot.property.key).map((item, index) => fill(slot.row, item, undefined, rowChain, rowId(rowChain, entity, index))).join(',')}]`;
         break;
+      }
     }
     out += value + (texts[i + 1] ?? '');
   }
@@ -330,13 +290,33 @@ function fill(template: Template, source: JsonObject, meta: RecordMeta | undefin
 /** Writes a stored record (its answers as parsed, and its columns) as the JSON text of an entity of `Submissions`. */
 export type SubmissionWriter = (answers: JsonObject, meta: RecordMeta) => string;
 
-/** The writer of `root`'s entities for a request's $select and $expand. */
-export function submissionWriter(root: EntityModel, context: EntityContext): SubmissionWriter {
+/** An entity's template up to its `__id`, and the members that follow it. */
+function entityStart(): { template: Template; members: Members } {
   const template = new Template();
   template.text('{');
   const members = new Members(template);
   members.next('__id');
   template.slot({ kind: 'id' });
+  return { template, members };
+}
+
+/** A repeat entity's row: `__id`, its parents' ids where chosen, its fields. */
+function rowTemplate(entity: EntityModel, expand: ExpandTree, pick: Pick): Template {
+  const { template, members } = entityStart();
+  entity.parents.forEach((parent, index) => {
+    const name = parentKeyName(parent);
+    if (pickOfName(pick, name) === undefined) return;
+    members.next(name);
+    template.slot({ kind: 'parent', index });
+  });
+  templateFields(template, entity.properties, entity.setName, expand, pick, members);
+  template.text('}');
+  return template;
+}
+
+/** The writer of `root`'s entities for a request's $select and $expand. */
+export function submissionWriter(root: EntityModel, context: EntityContext): SubmissionWriter {
+  const { template, members } = entityStart();
   const systemPick = pickOfName(context.pick, '__system');
   if (systemPick !== undefined) {
     members.next('__system');
@@ -367,28 +347,11 @@ export type RepeatRowWriter = (recordUuid: string, positions: readonly number[],
 
 /** The writer of a repeat set's rows for a request's $select and $expand. */
 export function repeatRowWriter(entity: EntityModel, context: EntityContext): RepeatRowWriter {
-  const template = new Template();
-  template.text('{');
-  const members = new Members(template);
-  members.next('__id');
-  template.slot({ kind: 'id' });
-  entity.parents.forEach((parent, index) => {
-    const name = parentKeyName(parent);
-    if (pickOfName(context.pick, name) === undefined) return;
-    members.next(name);
-    template.slot({ kind: 'parent', index });
-  });
-  templateFields(template, entity.properties, entity.setName, context.expand, context.pick, members);
-  template.text('}');
+  const template = rowTemplate(entity, context.expand, context.pick);
   const levels = [...entity.parents.slice(1), entity];
   return (recordUuid, positions, item) => {
     const chain = [`uuid:${recordUuid}`];
     for (let index = 0; index < levels.length - 1; index++) chain.push(rowId(chain, levels[index] as EntityModel, (positions[index] ?? 1) - 1));
     return fill(template, item, undefined, chain, rowId(chain, entity, (positions[levels.length - 1] ?? 1) - 1));
   };
-}
-
-/** A repeat item as the JSON text of a row of its entity set (see RepeatRowWriter). */
-export function repeatRowText(entity: EntityModel, recordUuid: string, positions: readonly number[], item: JsonObject, context: EntityContext): string {
-  return repeatRowWriter(entity, context)(recordUuid, positions, item);
 }

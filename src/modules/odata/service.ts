@@ -9,7 +9,7 @@ import { isAuthenticated } from '../../access/index.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
-import { pickOf, repeatRowWriter, type EntityContext, type ExpandTree } from './entities.ts';
+import { pickOf, repeatRowWriter, type EntityContext, type ExpandTree, type RepeatRowWriter } from './entities.ts';
 import { MEMO_PAGE, recordWriter, type RecordWriter } from './memo.ts';
 import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
@@ -247,17 +247,14 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   };
   const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
   const pageLimit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
-  const writer = entity.parents.length === 0 ? recordWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE, recordId === undefined ? undefined : [recordId]) : undefined;
-  const rowWriter = writer ? undefined : repeatRowWriter(entity, context);
-  const read: ChunkReader = async (after, limit, offset) => {
-    if (writer) {
-      const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
-      return records.map((r) => ({
-        entity: () => writer.write(r),
-        token: { values: r.terms ?? [], key: [r.id] },
-      }));
-    }
-    if (!rowWriter) return [];
+  const recordsReader = (writer: RecordWriter): ChunkReader => async (after, limit, offset) => {
+    const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
+    return records.map((r) => ({
+      entity: () => writer.write(r),
+      token: { values: r.terms ?? [], key: [r.id] },
+    }));
+  };
+  const rowsReader = (write: RepeatRowWriter): ChunkReader => async (after, limit, offset) => {
     // In the rows' own order, a chunk comes from a batch of records at a time (see RecordBatch).
     const batched = terms.length === 0 && offset === 0;
     const out: PageRow[] = [];
@@ -267,7 +264,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       const items = await readRepeatRows(ctx.db, scope, rowsAfter(start, limit - out.length, offset), batch);
       for (const r of items) {
         out.push({
-          entity: () => rowWriter(r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>),
+          entity: () => write(r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>),
           token: { values: r.terms ?? [], key: [r.id, ...r.positions] },
         });
       }
@@ -277,6 +274,10 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       start = { values: [], key: [measured.last, ...scope.levels.map(() => PAST_POSITIONS)] };
     }
   };
+  const read =
+    entity.parents.length === 0
+      ? recordsReader(recordWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE, recordId === undefined ? undefined : [recordId]))
+      : rowsReader(repeatRowWriter(entity, context));
   const contextUrl = `${request.serviceUrl}/$metadata#${entity.setName}`;
 
   if (resource.single) {
