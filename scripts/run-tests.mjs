@@ -87,9 +87,10 @@ if (process.env.TEST_COMPILE !== '0') {
   // Files that can share a process run in batches of TEST_BATCH_SIZE (scripts/test-batches.mjs);
   // TEST_BATCH_SIZE=1 gives every file a process of its own.
   const batchSize = Number(process.env.TEST_BATCH_SIZE ?? '8');
-  const own = selected.filter((file) => batchSize <= 1 || needsOwnProcess(file));
-  const shared = own.length < selected.length - 1 ? selected.filter((file) => !own.includes(file)) : [];
-  if (!shared.length) own.splice(0, own.length, ...selected);
+  const mayShare = batchSize > 1 ? selected.filter((file) => !needsOwnProcess(file)) : [];
+  // One file alone gains nothing from a batch.
+  const shared = mayShare.length > 1 ? mayShare : [];
+  const own = selected.filter((file) => !shared.includes(file));
   let compiled;
   try {
     compiled = await compileTests(process.cwd(), selected, compiledDir, shared);
