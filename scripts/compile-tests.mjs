@@ -48,15 +48,16 @@ function nodeTestThroughShim(root, batched) {
 /**
  * Writes the compiled files under `outDir` and returns, for each test file (a path relative to
  * the project root), the compiled file to run. `batched` lists the files that will run in batches.
+ * `folderOf` names the folder under `outDir` that a file's compiled copy goes in (run-tests.mjs
+ * orders the run by it).
  */
-export async function compileTests(root, files, outDir, batched = []) {
+export async function compileTests(root, files, outDir, batched = [], folderOf = () => '.') {
   await rm(outDir, { recursive: true, force: true });
+  const outPath = (file) => join(folderOf(file), file.replace(/\.ts$/, ''));
   await build({
     absWorkingDir: root,
-    entryPoints: files,
+    entryPoints: files.map((file) => ({ in: file, out: outPath(file) })),
     outdir: outDir,
-    outbase: root,
-    entryNames: '[dir]/[name]',
     chunkNames: 'chunks/[name]-[hash]',
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -69,5 +70,5 @@ export async function compileTests(root, files, outDir, batched = []) {
     plugins: [ownLocation, nodeTestThroughShim(root, batched)],
     logLevel: 'error',
   });
-  return new Map(files.map((file) => [file, relative(root, join(outDir, file.replace(/\.ts$/, '.mjs')))]));
+  return new Map(files.map((file) => [file, relative(root, join(outDir, `${outPath(file)}.mjs`))]));
 }

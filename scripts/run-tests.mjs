@@ -27,12 +27,14 @@ function walk(dir, out) {
 }
 
 // The files that take longest (crashes and restarts of real server processes, Chromium) start
-// first, so that two files at a time end together instead of one long file running alone last.
+// first, so that two files at a time end together instead of one long file running alone last
+// (compiled runs only: node --test runs the files it is given in the order of their paths).
 const startFirst = ['test/fault/', 'test/browser/', 'test/jobs/', 'test/migrations/', 'test/readme-tour'];
 const rank = (file) => {
   const index = startFirst.findIndex((prefix) => file.startsWith(prefix));
   return index === -1 ? startFirst.length : index;
 };
+const rootRank = (file) => ['test/', 'src/', 'packages/'].findIndex((root) => file.startsWith(root));
 const files = [];
 for (const root of roots) walk(root, files);
 files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
@@ -88,12 +90,19 @@ if (process.env.TEST_COMPILE !== '0') {
   // TEST_BATCH_SIZE=1 gives every file a process of its own.
   const batchSize = Number(process.env.TEST_BATCH_SIZE ?? '8');
   const mayShare = batchSize > 1 ? selected.filter((file) => !needsOwnProcess(file)) : [];
-  // One file alone gains nothing from a batch.
-  const shared = mayShare.length > 1 ? mayShare : [];
+  // One file alone gains nothing from a batch. Files under test/ start servers and come first,
+  // so the light unit files of src/ and packages/ are what runs last.
+  const shared = mayShare.length > 1 ? [...mayShare].sort((a, b) => rootRank(a) - rootRank(b)) : [];
   const own = selected.filter((file) => !shared.includes(file));
+  const batches = [];
+  for (let i = 0; i < shared.length; i += batchSize) batches.push(shared.slice(i, i + batchSize));
+  // node --test runs its files in the order of their paths, so each runs from a folder named by
+  // its place: the files on their own (the longest among them first), then the batches.
+  const place = (index) => String(index).padStart(4, '0');
+  const folders = new Map(own.map((file, index) => [file, place(index)]));
   let compiled;
   try {
-    compiled = await compileTests(process.cwd(), selected, compiledDir, shared);
+    compiled = await compileTests(process.cwd(), selected, compiledDir, shared, (file) => folders.get(file) ?? 'batched');
   } catch (error) {
     cleanUp();
     console.error('run-tests: compiling the test files failed', error);
@@ -101,11 +110,12 @@ if (process.env.TEST_COMPILE !== '0') {
   }
   loader = ['--enable-source-maps'];
   console.log(`run-tests: ${selected.length} test files compiled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const batches = [];
-  for (let i = 0; i < shared.length; i += batchSize) {
-    batches.push(shared.slice(i, i + batchSize).map((file) => [file, compiled.get(file)]));
-  }
-  const entries = await writeBatches(process.cwd(), compiledDir, 'scripts/test-batch-shim.mjs', batches);
+  const entries = await writeBatches(
+    process.cwd(),
+    compiledDir,
+    'scripts/test-batch-shim.mjs',
+    batches.map((batch, index) => ({ folder: place(own.length + index), files: batch.map((file) => [file, compiled.get(file)]) })),
+  );
   runFiles = [...own.map((file) => compiled.get(file)), ...entries];
   if (batches.length) console.log(`run-tests: ${shared.length} files in ${batches.length} batches, ${own.length} on their own`);
 }

@@ -3,7 +3,7 @@
 // loading the app's modules, compiling PGlite's WebAssembly), paid again by every file; files in
 // one batch pay it once. Each file still gets its own database and server from its `before`
 // hooks, and its top-level hooks still run around its own tests only (scripts/test-batch-shim.mjs).
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -55,15 +55,17 @@ for (const [name, register] of loaded) describe(name, register);
 }
 
 /**
- * Writes one entry module per batch into `outDir` and returns their paths, relative to `root`.
- * `batches` holds, for each batch, the [source file, compiled file] pairs it runs, in order.
+ * Writes one entry module per batch into its folder under `outDir` and returns their paths,
+ * relative to `root`. Each batch names its folder and the [source file, compiled file] pairs it
+ * runs, in order.
  */
 export async function writeBatches(root, outDir, shimPath, batches) {
   const shimUrl = pathToFileURL(join(root, shimPath)).href;
   const entries = [];
   for (const [index, batch] of batches.entries()) {
-    const files = batch.map(([source, compiled]) => [source, pathToFileURL(join(root, compiled)).href]);
-    const entry = join(outDir, `batch-${index + 1}.test.mjs`);
+    const files = batch.files.map(([source, compiled]) => [source, pathToFileURL(join(root, compiled)).href]);
+    await mkdir(join(outDir, batch.folder), { recursive: true });
+    const entry = join(outDir, batch.folder, `batch-${index + 1}.test.mjs`);
     await writeFile(entry, entrySource(shimUrl, files));
     entries.push(relative(root, entry));
   }

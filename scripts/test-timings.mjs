@@ -8,7 +8,7 @@
 //   declared by the batch's entry: its time is the suite's, without the process start that its
 //   batch pays once.
 const sourcePath = (file) =>
-  file.replace(process.cwd() + '/', '').replace(/^node_modules\/\.cache\/gather-tests\/\d+\//, '').replace(/\.mjs$/, '.ts');
+  file.replace(process.cwd() + '/', '').replace(/^node_modules\/\.cache\/gather-tests\/\d+\/(\d+|batched)\//, '').replace(/\.mjs$/, '.ts');
 const isBatchEntry = (file) => /\/batch-\d+\.test\.mjs$/.test(file);
 const isBatchShim = (file) => file.endsWith('/scripts/test-batch-shim.mjs');
 
