@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pickOf, submissionText, type EntityContext, type RecordMeta } from './entities.ts';
+import { pickOf, submissionText, submissionWriter, type EntityContext, type RecordMeta } from './entities.ts';
 import { odataModelOf } from './model.ts';
 
 const FORM = {
@@ -58,4 +58,22 @@ test('$select and $expand choose the members; commas and braces stay in place', 
   );
   // Expanded but not selected: neither the rows nor a link.
   assert.equal(entity(answers, { expand: '*', pick: pickOf([['name']]) }), `{"__id":"uuid:a'b/c","name":"Ann"}`);
+});
+
+test('numbers, long texts and many rows are written as JSON.stringify writes them, through one reused buffer', () => {
+  const numbers = [0, -0, 7, 10, 99, 100, 2147483647, 2147483648, 1e15, 1e21, -3, 0.1, 1.5e-7, -2.25];
+  const kids = Array.from({ length: 300 }, (_, i) => ({ 'kids/kid': `kid ${i} ${'é'.repeat(i % 7)}` }));
+  const writer = submissionWriter(model.root, { expand: '*', pick: true });
+  for (const [index, n] of numbers.entries()) {
+    const long = `${'x'.repeat(20_000 * (index % 3))}"${'ü'.repeat(index)}`;
+    const meta = { ...META, id: n, media_count: n };
+    const bytes = writer({ age: n, income: n, name: long, kids: index % 2 === 0 ? kids : [] }, meta);
+    const parsed = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    assert.equal(bytes.toString('utf8'), entity({ age: n, income: n, name: long, kids: index % 2 === 0 ? kids : [] }, { expand: '*', pick: true }, meta));
+    assert.deepEqual([parsed['age'], parsed['income'], parsed['name'], (parsed['kids'] as unknown[]).length], [JSON.parse(JSON.stringify(n)), JSON.parse(JSON.stringify(n)), long, index % 2 === 0 ? 300 : 0]);
+    // Byte for byte as JSON.stringify writes each number (-0 as 0, 1e21 as 1e+21).
+    const text = bytes.toString('utf8');
+    assert.ok(text.includes(`"age":${JSON.stringify(n)},"income":${JSON.stringify(n)},`), text.slice(0, 400));
+    assert.ok(text.includes(`"recordId":${JSON.stringify(n)}}`));
+  }
 });

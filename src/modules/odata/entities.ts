@@ -48,36 +48,145 @@ function stringJson(text: string): string {
   return `"${text}"`;
 }
 
-/** A value of the record or its columns as JSON text: JSON.stringify(value), strings and numbers without the call. */
-function valueJson(value: unknown): string {
-  if (typeof value === 'string') return stringJson(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return JSON.stringify(value);
+/**
+ * Where entities are written as UTF-8: one buffer per request, reused for each entity and grown
+ * when one needs more. Writing the bytes straight from the template's texts and the record's
+ * values makes no string per value, per concatenation and per flattening, which were most of
+ * what a page allocated and so most of its garbage collection (bench/RESULTS.md).
+ */
+class ByteWriter {
+  private buffer: Buffer;
+  length = 0;
+
+  constructor(size = 16 * 1024) {
+    this.buffer = Buffer.allocUnsafeSlow(size);
+  }
+
+  /** The bytes written since the last reset: a view that the next write may overwrite. */
+  get bytes(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  reset(): void {
+    this.length = 0;
+  }
+
+  private room(more: number): Buffer {
+    if (this.length + more > this.buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + more));
+      this.buffer.copy(grown, 0, 0, this.length);
+      this.buffer = grown;
+    }
+    return this.buffer;
+  }
+
+  /** Bytes encoded once (a template's fixed text). */
+  raw(bytes: Uint8Array): void {
+    const buffer = this.room(bytes.length);
+    // Most fixed texts are a key or two: a loop copies them faster than a call into set().
+    if (bytes.length > 64) buffer.set(bytes, this.length);
+    else for (let i = 0; i < bytes.length; i++) buffer[this.length + i] = bytes[i] as number;
+    this.length += bytes.length;
+  }
+
+  /** Text as UTF-8 (JSON text already: no escaping here). */
+  text(text: string): void {
+    const buffer = this.room(text.length * 3);
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) {
+        this.length += buffer.write(text, this.length);
+        return;
+      }
+      buffer[at++] = c;
+    }
+    this.length = at;
+  }
+
+  /** A string as JSON text, as JSON.stringify writes it. */
+  string(text: string): void {
+    const buffer = this.room(text.length + 2);
+    let at = this.length;
+    buffer[at++] = 0x22;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      // Escapes and anything beyond ASCII (UTF-8, surrogates) take the general way.
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) {
+        this.text(stringJson(text));
+        return;
+      }
+      buffer[at++] = c;
+    }
+    buffer[at++] = 0x22;
+    this.length = at;
+  }
+
+  /** A finite number as JSON text. */
+  number(n: number): void {
+    if ((n | 0) === n && n >= 0 && !Object.is(n, -0)) {
+      // A small whole number's digits written in place, in integer arithmetic: no string made
+      // for the common case (counts, ages, ids).
+      let digits = 1;
+      for (let rest = n; rest >= 10; rest = (rest / 10) | 0) digits += 1;
+      const buffer = this.room(digits);
+      let rest = n;
+      for (let at = this.length + digits - 1; at >= this.length; at--) {
+        buffer[at] = 0x30 + (rest % 10);
+        rest = (rest / 10) | 0;
+      }
+      this.length += digits;
+      return;
+    }
+    this.text(String(n));
+  }
+}
+
+const NULL_BYTES = Buffer.from('null');
+const TRUE_BYTES = Buffer.from('true');
+const FALSE_BYTES = Buffer.from('false');
+
+/** A value of the record or its columns as JSON.stringify writes it. */
+function writeValue(out: ByteWriter, value: unknown): void {
+  if (typeof value === 'string') out.string(value);
+  else if (typeof value === 'number') {
+    if (Number.isFinite(value)) out.number(value);
+    else out.raw(NULL_BYTES);
+  } else if (value === null || value === undefined) out.raw(NULL_BYTES);
+  else if (typeof value === 'boolean') out.raw(value ? TRUE_BYTES : FALSE_BYTES);
+  else out.text(JSON.stringify(value));
 }
 
 /**
- * An answer as JSON text, typed by the model: numbers from numbers or numeric text, dates as
- * written, points as GeoJSON, booleans, and anything else as text (a JSON value as its JSON).
+ * An answer as JSON, typed by the model: numbers from numbers or numeric text, dates as written,
+ * points as GeoJSON, booleans, and anything else as text (a JSON value as its JSON).
  */
-export function answerJson(property: AnswerProperty, value: unknown): string {
-  if (value === undefined || value === null) return 'null';
+function writeAnswer(out: ByteWriter, property: AnswerProperty, value: unknown): void {
+  if (value === undefined || value === null) {
+    out.raw(NULL_BYTES);
+    return;
+  }
   switch (property.type) {
     case 'Edm.Int64':
     case 'Edm.Decimal': {
       const n = numberOf(value);
-      return n === null ? 'null' : String(n);
+      if (n === null) out.raw(NULL_BYTES);
+      else out.number(n);
+      return;
     }
     case 'Edm.Date':
-      // A date matching DATE needs no escaping.
-      return typeof value === 'string' && DATE.test(value) ? `"${value}"` : 'null';
+      // A date matching DATE is written as it is (it needs no escaping).
+      if (typeof value === 'string' && DATE.test(value)) out.string(value);
+      else out.raw(NULL_BYTES);
+      return;
     case 'Edm.GeographyPoint':
-      return geoPointJson(value);
+      out.text(geoPointJson(value));
+      return;
     case 'Edm.Boolean':
-      return typeof value === 'boolean' ? (value ? 'true' : 'false') : 'null';
+      out.raw(typeof value === 'boolean' ? (value ? TRUE_BYTES : FALSE_BYTES) : NULL_BYTES);
+      return;
     default:
-      return typeof value === 'string' ? stringJson(value) : stringJson(typeof value === 'object' ? JSON.stringify(value) : String(value));
+      out.string(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value));
   }
 }
 
@@ -171,24 +280,24 @@ export interface RecordMeta {
 }
 
 /** The meta fields under `__system`, in the order they are written, each from the record's columns and answers. */
-const SYSTEM_VALUES: ReadonlyArray<readonly [string, (answers: JsonObject, meta: RecordMeta) => string]> = [
-  ['submissionDate', (_, meta) => valueJson(meta.submitted)],
-  ['updatedAt', (_, meta) => valueJson(meta.modified)],
-  ['submitterName', (_, meta) => valueJson(meta.submitter)],
-  ['attachmentsPresent', (_, meta) => valueJson(meta.media_count)],
-  ['attachmentsExpected', (_, meta) => valueJson(meta.total_media)],
-  ['status', (answers, meta) => valueJson(answers['_status'] ?? meta.status)],
-  ['reviewState', (answers) => valueJson(reviewStateOf(answers['_review_status']))],
-  ['edited', (_, meta) => valueJson(meta.edited)],
-  ['formVersion', (answers, meta) => valueJson(answers['_version'] ?? meta.version)],
-  ['recordId', (_, meta) => valueJson(meta.id)],
+const SYSTEM_VALUES: ReadonlyArray<readonly [string, (answers: JsonObject, meta: RecordMeta) => unknown]> = [
+  ['submissionDate', (_, meta) => meta.submitted],
+  ['updatedAt', (_, meta) => meta.modified],
+  ['submitterName', (_, meta) => meta.submitter],
+  ['attachmentsPresent', (_, meta) => meta.media_count],
+  ['attachmentsExpected', (_, meta) => meta.total_media],
+  ['status', (answers, meta) => answers['_status'] ?? meta.status],
+  ['reviewState', (answers) => reviewStateOf(answers['_review_status'])],
+  ['edited', (_, meta) => meta.edited],
+  ['formVersion', (answers, meta) => answers['_version'] ?? meta.version],
+  ['recordId', (_, meta) => meta.id],
 ];
 
 /** What an entity holds between its fixed texts: the parts that depend on the record or item. */
 type Slot =
   | { readonly kind: 'id' }
   | { readonly kind: 'parent'; readonly index: number }
-  | { readonly kind: 'system'; readonly value: (answers: JsonObject, meta: RecordMeta) => string }
+  | { readonly kind: 'system'; readonly value: (answers: JsonObject, meta: RecordMeta) => unknown }
   | { readonly kind: 'answer'; readonly property: AnswerProperty }
   | { readonly kind: 'link'; readonly setName: string; readonly name: string }
   | { readonly kind: 'rows'; readonly property: RepeatProperty; readonly row: Template };
@@ -201,6 +310,7 @@ type Slot =
 class Template {
   readonly texts: string[] = [''];
   readonly slots: Slot[] = [];
+  private encoded: Buffer[] | undefined;
 
   text(text: string): void {
     this.texts[this.texts.length - 1] += text;
@@ -209,6 +319,12 @@ class Template {
   slot(slot: Slot): void {
     this.slots.push(slot);
     this.texts.push('');
+  }
+
+  /** The fixed texts as UTF-8, encoded on the first entity written (the template is complete by then). */
+  get bytes(): Buffer[] {
+    this.encoded ??= this.texts.map((text) => Buffer.from(text));
+    return this.encoded;
   }
 }
 
@@ -249,46 +365,60 @@ function templateFields(template: Template, properties: readonly Property[], set
   }
 }
 
+const COMMA = 0x2c;
+const OPEN_ARRAY = Buffer.from('[');
+const CLOSE_ARRAY = Buffer.from(']');
+const COMMA_BYTES = Buffer.from([COMMA]);
+
 /**
- * Fills a template's slots: `source` holds the answers (a record's or a repeat item's), `chain` the
- * ids of the entity's parents (the record's first), `id` the entity's own; `meta` a record's columns.
+ * Fills a template's slots into `out`: `source` holds the answers (a record's or a repeat item's),
+ * `chain` the ids of the entity's parents (the record's first), `id` the entity's own; `meta` a
+ * record's columns.
  */
-function fill(template: Template, source: JsonObject, meta: RecordMeta | undefined, chain: readonly string[], id: string): string {
-  const { texts, slots } = template;
-  let out = texts[0] ?? '';
+function fill(out: ByteWriter, template: Template, source: JsonObject, meta: RecordMeta | undefined, chain: readonly string[], id: string): void {
+  const { slots } = template;
+  const texts = template.bytes;
+  out.raw(texts[0] as Buffer);
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i] as Slot;
-    let value: string;
     switch (slot.kind) {
       case 'id':
-        value = stringJson(id);
+        out.string(id);
         break;
       case 'parent':
-        value = valueJson(chain[slot.index] ?? null);
+        writeValue(out, chain[slot.index] ?? null);
         break;
       case 'system':
-        value = meta === undefined ? 'null' : slot.value(source, meta);
+        if (meta === undefined) out.raw(NULL_BYTES);
+        else writeValue(out, slot.value(source, meta));
         break;
       case 'answer':
-        value = answerJson(slot.property, source[slot.property.key]);
+        writeAnswer(out, slot.property, source[slot.property.key]);
         break;
       case 'link':
-        value = stringJson(`${keySegment(slot.setName, id)}/${slot.name}`);
+        out.string(`${keySegment(slot.setName, id)}/${slot.name}`);
         break;
       case 'rows': {
         const rowChain = [...chain, id];
         const { entity } = slot.property;
-        value = `[${repeatItems(source, slot.property.key).map((item, index) => fill(slot.row, item, undefined, rowChain, rowId(rowChain, entity, index))).join(',')}]`;
+        out.raw(OPEN_ARRAY);
+        repeatItems(source, slot.property.key).forEach((item, index) => {
+          if (index > 0) out.raw(COMMA_BYTES);
+          fill(out, slot.row, item, undefined, rowChain, rowId(rowChain, entity, index));
+        });
+        out.raw(CLOSE_ARRAY);
         break;
       }
     }
-    out += value + (texts[i + 1] ?? '');
+    out.raw(texts[i + 1] as Buffer);
   }
-  return out;
 }
 
-/** Writes a stored record (its answers as parsed, and its columns) as the JSON text of an entity of `Submissions`. */
-export type SubmissionWriter = (answers: JsonObject, meta: RecordMeta) => string;
+/**
+ * Writes a stored record (its answers as parsed, and its columns) as the UTF-8 JSON of an entity of
+ * `Submissions`: a view of the writer's buffer, valid until its next entity.
+ */
+export type SubmissionWriter = (answers: JsonObject, meta: RecordMeta) => Buffer;
 
 /** An entity's template up to its `__id`, and the members that follow it. */
 function entityStart(): { template: Template; members: Members } {
@@ -331,27 +461,36 @@ export function submissionWriter(root: EntityModel, context: EntityContext): Sub
   }
   templateFields(template, root.properties, root.setName, context.expand, context.pick, members);
   template.text('}');
-  return (answers, meta) => fill(template, answers, meta, [], `uuid:${meta.uuid}`);
+  const out = new ByteWriter();
+  return (answers, meta) => {
+    out.reset();
+    fill(out, template, answers, meta, [], `uuid:${meta.uuid}`);
+    return out.bytes;
+  };
 }
 
 /** A stored record (its answers as stored, and its columns) as the JSON text of an entity of `Submissions`. */
 export function submissionText(root: EntityModel, answers: JsonObject, meta: RecordMeta, context: EntityContext): string {
-  return submissionWriter(root, context)(answers, meta);
+  return submissionWriter(root, context)(answers, meta).toString('utf8');
 }
 
 /**
- * Writes a repeat item as the JSON text of a row of its entity set: `positions` are the 1-based
- * positions of the item and of its enclosing repeats' items, from the record down.
+ * Writes a repeat item as the UTF-8 JSON of a row of its entity set (a view of the writer's buffer,
+ * valid until its next row): `positions` are the 1-based positions of the item and of its enclosing
+ * repeats' items, from the record down.
  */
-export type RepeatRowWriter = (recordUuid: string, positions: readonly number[], item: JsonObject) => string;
+export type RepeatRowWriter = (recordUuid: string, positions: readonly number[], item: JsonObject) => Buffer;
 
 /** The writer of a repeat set's rows for a request's $select and $expand. */
 export function repeatRowWriter(entity: EntityModel, context: EntityContext): RepeatRowWriter {
   const template = rowTemplate(entity, context.expand, context.pick);
   const levels = [...entity.parents.slice(1), entity];
+  const out = new ByteWriter();
   return (recordUuid, positions, item) => {
     const chain = [`uuid:${recordUuid}`];
     for (let index = 0; index < levels.length - 1; index++) chain.push(rowId(chain, levels[index] as EntityModel, (positions[index] ?? 1) - 1));
-    return fill(template, item, undefined, chain, rowId(chain, entity, (positions[levels.length - 1] ?? 1) - 1));
+    out.reset();
+    fill(out, template, item, undefined, chain, rowId(chain, entity, (positions[levels.length - 1] ?? 1) - 1));
+    return out.bytes;
   };
 }

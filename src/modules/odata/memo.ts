@@ -121,12 +121,13 @@ export class EntityMemo {
 const MEMO = new EntityMemo(MEMO_BYTES);
 
 /**
- * An entity's UTF-8 bytes in a Buffer of their own: a slice of Buffer's shared pool would keep
- * the pool's other 8 KB alive for as long as the memo keeps the entry.
+ * An entity's UTF-8 bytes in a Buffer of their own (a writer's bytes are a view of its reused
+ * buffer): a slice of Buffer's shared pool would keep the pool's other 8 KB alive for as long as
+ * the memo keeps the entry.
  */
-export function entityBytes(text: string): Buffer {
-  const body = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
-  body.write(text);
+export function entityBytes(written: Uint8Array): Buffer {
+  const body = Buffer.allocUnsafeSlow(written.length);
+  body.set(written);
   return body;
 }
 
@@ -184,10 +185,10 @@ export interface RecordWriter {
   /** Whether `write` can write this record as it was read (else its stored text must be read first). */
   writable(record: StampedRecord): boolean;
   /**
-   * The record's entity, only for a record that is writable: UTF-8 when it is remembered, else its
-   * text (encoded once into the response's piece).
+   * The record's entity as UTF-8, only for a record that is writable: the memo's own bytes when it
+   * is remembered, else a view of the request's writer, valid until the next record is written.
    */
-  write(record: StampedRecord): string | Buffer;
+  write(record: StampedRecord): Buffer;
 }
 
 /**
@@ -196,7 +197,7 @@ export interface RecordWriter {
  */
 export function recordWriter(root: EntityModel, context: EntityContext, remembered: boolean, ids?: readonly number[], memo: EntityMemo = MEMO): RecordWriter {
   const text = submissionWriter(root, context);
-  const write = (json: string, meta: RecordMeta): string => text(JSON.parse(json) as Record<string, unknown>, meta);
+  const write = (json: string, meta: RecordMeta): Buffer => text(JSON.parse(json) as Record<string, unknown>, meta);
   if (!remembered) {
     return {
       known: undefined,

@@ -112,11 +112,12 @@ export interface Feed {
 }
 
 /**
- * A row read for a page: its entity's JSON (made when written), as text or, remembered, as UTF-8
- * bytes; and where a page after it starts.
+ * A row read for a page: its entity's UTF-8 JSON (made when written: a view that the page's next
+ * entity may overwrite, so it is copied before another is asked for), and where a page after it
+ * starts.
  */
 interface PageRow {
-  readonly entity: () => string | Buffer;
+  readonly entity: () => Buffer;
   readonly token: SkipToken;
 }
 
@@ -131,16 +132,15 @@ const PIECE_BYTES = 64 * 1024;
 
 /**
  * The rows' entities, comma-separated (and after a comma when `more`: entities went before), in
- * pieces of at most PIECE_BYTES: each entity is encoded (or copied) straight into its piece. An
- * entity that could be larger than a piece by itself (three bytes a character at most) goes out
- * as its own.
+ * pieces of at most PIECE_BYTES: each entity is copied into its piece as soon as it is written. An
+ * entity larger than a piece by itself goes out as its own copy.
  */
 function* entityPieces(rows: readonly PageRow[], more: boolean): Generator<Buffer> {
   let piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
   let size = 0;
   for (const row of rows) {
     const entity = row.entity();
-    const most = 1 + (typeof entity === 'string' ? entity.length * 3 : entity.length);
+    const most = 1 + entity.length;
     if (size > 0 && size + most > PIECE_BYTES) {
       yield piece.subarray(0, size);
       piece = Buffer.allocUnsafeSlow(PIECE_BYTES);
@@ -148,13 +148,13 @@ function* entityPieces(rows: readonly PageRow[], more: boolean): Generator<Buffe
     }
     if (most > PIECE_BYTES) {
       if (more) yield Buffer.from(',');
-      yield typeof entity === 'string' ? Buffer.from(entity) : entity;
+      yield Buffer.from(entity);
       more = true;
       continue;
     }
     if (more) piece[size++] = COMMA;
     more = true;
-    size += typeof entity === 'string' ? piece.write(entity, size) : entity.copy(piece, size);
+    size += entity.copy(piece, size);
   }
   if (size > 0) yield piece.subarray(0, size);
 }
@@ -283,8 +283,8 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   if (resource.single) {
     const [row] = await read(undefined, 1, 0);
     if (!row) throw errors.odataEntityNotReadable(path);
-    const entity = row.entity();
-    return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},`, typeof entity === 'string' ? entity.slice(1) : entity.subarray(1)] };
+    // The only entity this request writes: its view stays as it is.
+    return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},`, row.entity().subarray(1)] };
   }
 
   if (options.skiptoken && !afterCondition(scope, terms, options.skiptoken.values, options.skiptoken.key)) throw new OptionError('$skiptoken does not belong to this query.');
