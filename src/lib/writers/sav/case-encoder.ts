@@ -23,6 +23,22 @@ function toNumber(variable: ResolvedVariable, cell: SavCell): number {
   return parsed !== null && Number.isFinite(parsed) ? parsed : SYSMIS;
 }
 
+/**
+ * Copies ASCII text that fits into `target` and returns its length; -1 (nothing decided) for
+ * longer text or any other character. Most answers are short ASCII, and a native encodeInto call
+ * costs more than their few bytes.
+ */
+function asciiInto(text: string, target: Uint8Array): number {
+  const length = text.length;
+  if (length > target.length) return -1;
+  for (let i = 0; i < length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 128) return -1;
+    target[i] = code;
+  }
+  return length;
+}
+
 export class CaseEncoder {
   /** Each string variable's value is encoded here first, cut to its width. */
   private readonly scratch: Uint8Array;
@@ -47,7 +63,9 @@ export class CaseEncoder {
         continue;
       }
       const text = cell === null || cell === undefined ? '' : typeof cell === 'string' ? cell : String(cell);
-      const written = text === '' ? 0 : encodeUtf8Into(text, this.views[index] ?? this.scratch);
+      const view = this.views[index] ?? this.scratch;
+      let written = text === '' ? 0 : asciiInto(text, view);
+      if (written < 0) written = encodeUtf8Into(text, view);
       for (const segment of variable.segments) {
         const used = Math.max(0, Math.min(segment.dataLength, written - segment.dataStart));
         sink.text(this.scratch, segment.dataStart, used, segment.slotCount);
