@@ -1,11 +1,15 @@
 // One worksheet written row by row into zip entries: the sheet's first part, and past the row
 // limit further parts, each starting with the sheet's repeated header rows. Rows are added
-// synchronously (an await per row would cost more than its XML); the caller flushes when
-// `wantsFlush` says enough XML is waiting or a part has ended.
+// synchronously (an await per row would cost more than its XML) as UTF-8 bytes (sheet-bytes.ts);
+// the caller flushes when `wantsFlush` says a chunk is waiting or a part has ended.
 import type { ZipEntryWriter } from '../zip/zip-writer.ts';
 import type { Cell } from './cell.ts';
+import { SheetBytes } from './sheet-bytes.ts';
 import { fitRow, type SheetLimits } from './sheet-parts.ts';
-import { rowXml, SHEET_END, SHEET_START } from './sheet-xml.ts';
+import { SHEET_END, SHEET_START } from './sheet-xml.ts';
+
+const START_BYTES = Buffer.from(SHEET_START, 'utf8');
+const END_BYTES = Buffer.from(SHEET_END, 'utf8');
 
 export class SheetWriter<Entry extends ZipEntryWriter> {
   /** The entries of the parts begun so far, in order. */
@@ -15,9 +19,11 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
   private readonly header: Array<readonly Cell[]> = [];
   private readonly repeat: number;
   private rowsInPart = 0;
-  private xml = SHEET_START;
-  /** The last XML of parts that are full, each ending the part. */
-  private endedParts: string[] = [];
+  private readonly out: SheetBytes;
+  /** The current part's chunks not yet handed to its entry. */
+  private waiting: Uint8Array[] = [];
+  /** The last chunks of parts that are full, each list ending its part. */
+  private endedParts: Uint8Array[][] = [];
   private current: Entry | undefined;
 
   constructor(
@@ -25,27 +31,34 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
     readonly name: string,
     repeatRows: number,
     private readonly limits: SheetLimits,
-    private readonly chunkChars: number,
+    /** Bytes of XML gathered before a chunk is handed on. */
+    chunkBytes: number,
     private readonly openPart: () => Promise<Entry>,
   ) {
     this.repeat = Math.max(0, Math.min(repeatRows, limits.maxRows - 1));
+    this.out = new SheetBytes(Math.max(1, chunkBytes));
+    this.out.bytes(START_BYTES);
   }
 
   add(row: readonly Cell[]): void {
     const fitted = fitRow(row, this.limits, this.name);
+    const out = this.out;
     if (this.rowsInPart === this.limits.maxRows) {
-      this.endedParts.push(this.xml + SHEET_END);
+      out.bytes(END_BYTES);
+      this.endedParts.push([...this.waiting, out.take()]);
+      this.waiting = [];
       this.firstPart = false;
       this.rowsInPart = 0;
-      this.xml = SHEET_START;
-      for (const headerRow of this.header) this.xml += rowXml(++this.rowsInPart, headerRow);
+      out.bytes(START_BYTES);
+      for (const headerRow of this.header) out.row(++this.rowsInPart, headerRow);
     }
     if (this.firstPart && this.header.length < this.repeat) this.header.push([...fitted]);
-    this.xml += rowXml(++this.rowsInPart, fitted);
+    out.row(++this.rowsInPart, fitted);
+    if (out.full) this.waiting.push(out.take());
   }
 
   get wantsFlush(): boolean {
-    return this.xml.length >= this.chunkChars || this.endedParts.length > 0;
+    return this.waiting.length > 0 || this.endedParts.length > 0;
   }
 
   private async entry(): Promise<Entry> {
@@ -60,23 +73,22 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
   async flush(): Promise<void> {
     const ended = this.endedParts;
     this.endedParts = [];
-    for (const xml of ended) {
+    for (const chunks of ended) {
       const entry = await this.entry();
-      await entry.write(xml);
+      for (const chunk of chunks) await entry.write(chunk);
       await entry.close();
       this.current = undefined;
     }
-    if (this.xml.length > 0) {
-      const xml = this.xml;
-      this.xml = '';
-      await (await this.entry()).write(xml);
-    }
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const chunk of waiting) await (await this.entry()).write(chunk);
   }
 
   /** Ends the sheet: its last part is closed (an empty sheet still gets one). */
   async end(): Promise<void> {
-    this.endedParts.push(this.xml + SHEET_END);
-    this.xml = '';
+    this.out.bytes(END_BYTES);
+    this.endedParts.push([...this.waiting, this.out.take()]);
+    this.waiting = [];
     await this.flush();
   }
 }

@@ -1,6 +1,7 @@
 // One worksheet part as XML text, row by row. Cells carry no `r` reference except after a gap
 // (a null), which keeps the part small; rows carry theirs. Strings are inline (`inlineStr`):
-// a shared-string table would have to be held whole in memory before the first sheet.
+// a shared-string table would have to be held whole in memory before the first sheet. Exports
+// write the same XML as bytes (sheet-bytes.ts); rowXml is its spelling as a string.
 import type { Cell } from './cell.ts';
 import { excelSerial } from './excel-dates.ts';
 import { escapeText, needsPreserve, truncateCell } from './xml-text.ts';

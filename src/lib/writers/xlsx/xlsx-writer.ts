@@ -31,8 +31,8 @@ export interface XlsxOptions {
   readonly maxRows?: number;
   /** Modification time stamped on the zip entries. Default now. */
   readonly date?: Date;
-  /** Characters of XML gathered before a chunk is handed to the compressor. Default 65,536. */
-  readonly chunkChars?: number;
+  /** Bytes of XML gathered before a chunk is handed to the compressor. Default 65,536. */
+  readonly chunkBytes?: number;
 }
 
 /** A sheet of a one-pass workbook: its rows arrive in the batches. */
@@ -47,11 +47,11 @@ export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | undefined>
 
 interface Settings {
   readonly limits: SheetLimits;
-  readonly chunkChars: number;
+  readonly chunkBytes: number;
 }
 
 function settingsOf(options: XlsxOptions): Settings {
-  return { limits: { ...XLSX_LIMITS, maxRows: options.maxRows ?? XLSX_LIMITS.maxRows }, chunkChars: options.chunkChars ?? 65_536 };
+  return { limits: { ...XLSX_LIMITS, maxRows: options.maxRows ?? XLSX_LIMITS.maxRows }, chunkBytes: options.chunkBytes ?? 65_536 };
 }
 
 function zipOf(options: XlsxOptions): ZipWriter {
@@ -95,13 +95,13 @@ async function* packageTail(zip: ZipWriter, names: string[]): AsyncGenerator<Uin
 
 /** The .xlsx file's bytes, in chunks. Errors (including SpreadsheetLimitError) surface from the iteration. */
 export async function* xlsxChunks(sheets: SheetSource, options: XlsxOptions = {}): AsyncGenerator<Uint8Array, void, undefined> {
-  const { limits, chunkChars } = settingsOf(options);
+  const { limits, chunkBytes } = settingsOf(options);
   const zip = zipOf(options);
   const writers: SheetWriter<ZipEntryWriter>[] = [];
   let paths = 0;
   try {
     for await (const sheet of sheets) {
-      const writer = new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkChars, async () => zip.openStreamed(worksheetPath(paths++)));
+      const writer = new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkBytes, async () => zip.openStreamed(worksheetPath(paths++)));
       writers.push(writer);
       for await (const row of sheet.rows) {
         writer.add(row);
@@ -128,7 +128,7 @@ export async function* xlsxOnePassChunks(
   batches: AsyncIterable<Iterable<RowBatch>>,
   options: XlsxOptions & { readonly createSpool: SpoolFactory },
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const { limits, chunkChars } = settingsOf(options);
+  const { limits, chunkBytes } = settingsOf(options);
   const zip = zipOf(options);
   let paths = 0;
   const spooledPart = async (): Promise<SpooledEntryWriter> => {
@@ -136,8 +136,8 @@ export async function* xlsxOnePassChunks(
     return zip.openSpooled(spool);
   };
   const [first, ...rest] = sheets;
-  const main = first ? [new SheetWriter(first.name, first.repeatRows ?? 0, limits, chunkChars, async () => zip.openStreamed(worksheetPath(paths++)))] : [];
-  const others = rest.map((sheet) => new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkChars, spooledPart));
+  const main = first ? [new SheetWriter(first.name, first.repeatRows ?? 0, limits, chunkBytes, async () => zip.openStreamed(worksheetPath(paths++)))] : [];
+  const others = rest.map((sheet) => new SheetWriter(sheet.name, sheet.repeatRows ?? 0, limits, chunkBytes, spooledPart));
   const writers: SheetWriter<ZipEntryWriter>[] = [...main, ...others];
   try {
     // A group of steps (a page of records) is produced lazily, a step at a time, so that only one

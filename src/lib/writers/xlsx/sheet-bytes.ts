@@ -1,0 +1,196 @@
+// A worksheet's rows written straight into UTF-8 bytes: the same XML as rowXml (sheet-xml.ts),
+// without building it as a string first. XML gathered by `+=` grew into ropes of thousands of
+// pieces that Buffer.from had to flatten and measure before encoding, and that young-generation
+// collections kept copying (by `perf`, the largest parts of an XLSX export's main thread besides
+// JSON.parse). Plain ASCII text is copied a character at a time; anything else (escapes, other
+// characters, long cells) goes through rowXml's own string functions, so the bytes are rowXml's.
+import type { Cell } from './cell.ts';
+import { excelSerial } from './excel-dates.ts';
+import { columnName, numberText, STYLE_DATE, STYLE_DATETIME } from './sheet-xml.ts';
+import { escapeText, MAX_CELL_CHARS, needsPreserve, truncateCell } from './xml-text.ts';
+
+const ascii = (text: string): Uint8Array => Buffer.from(text, 'latin1');
+
+const ROW_OPEN = ascii('<row r="');
+const TAG_CLOSE = ascii('">');
+const ROW_CLOSE = ascii('</row>');
+const CELL_OPEN = ascii('<c');
+const CELL_REF = ascii(' r="');
+const QUOTE_END = ascii('"');
+const STRING_OPEN = ascii(' t="inlineStr"><is><t>');
+const STRING_OPEN_PRESERVE = ascii(' t="inlineStr"><is><t xml:space="preserve">');
+const STRING_CLOSE = ascii('</t></is></c>');
+const NUMBER_OPEN = ascii('><v>');
+const VALUE_CLOSE = ascii('</v></c>');
+const TRUE_CELL = ascii(' t="b"><v>1</v></c>');
+const FALSE_CELL = ascii(' t="b"><v>0</v></c>');
+const STYLED_DATE = ascii(` s="${STYLE_DATE}"><v>`);
+const STYLED_DATETIME = ascii(` s="${STYLE_DATETIME}"><v>`);
+
+const AMPERSAND = 38;
+const LESS = 60;
+const GREATER = 62;
+const UNDERSCORE = 95;
+const LOWER_X = 120;
+const TAB = 9;
+const LINE_FEED = 10;
+
+/** Bytes gathered before a chunk is cut: chunks go to the compressor and must not be reused. */
+export const SHEET_CHUNK_BYTES = 64 * 1024;
+
+/** UTF-8 output of a worksheet part, cut into chunks that are handed on and never written again. */
+export class SheetBytes {
+  private buf: Buffer;
+  len = 0;
+
+  constructor(private readonly chunkBytes = SHEET_CHUNK_BYTES) {
+    this.buf = Buffer.allocUnsafeSlow(chunkBytes + 16 * 1024);
+  }
+
+  private ensure(bytes: number): void {
+    if (this.len + bytes <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.len + bytes));
+    this.buf.copy(bigger, 0, 0, this.len);
+    this.buf = bigger;
+  }
+
+  /** Whether a chunk's worth has gathered. */
+  get full(): boolean {
+    return this.len >= this.chunkBytes;
+  }
+
+  /** The bytes gathered so far (possibly none), which belong to the caller from now on. */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.len);
+    this.buf = Buffer.allocUnsafeSlow(this.chunkBytes + 16 * 1024);
+    this.len = 0;
+    return out;
+  }
+
+  bytes(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
+  }
+
+  /** ASCII text that needs no escape (names, digits, references). */
+  asciiText(text: string): void {
+    const length = text.length;
+    this.ensure(length);
+    const buf = this.buf;
+    const at = this.len;
+    for (let i = 0; i < length; i++) buf[at + i] = text.charCodeAt(i);
+    this.len = at + length;
+  }
+
+  /** Any text, written as UTF-8 as it stands. */
+  text(text: string): void {
+    this.ensure(text.length * 3);
+    this.len += this.buf.write(text, this.len, 'utf8');
+  }
+
+  /** A non-negative integer below 2^31, its digits written by hand. */
+  private digits(n: number): void {
+    this.ensure(10);
+    const buf = this.buf;
+    if (n < 10) {
+      buf[this.len++] = 48 + n;
+      return;
+    }
+    let width = 1;
+    for (let rest = n; rest >= 10; rest = (rest / 10) | 0) width++;
+    let at = this.len + width;
+    this.len = at;
+    for (let rest = n; width > 0; width--) {
+      const next = (rest / 10) | 0;
+      buf[--at] = 48 + rest - next * 10;
+      rest = next;
+    }
+  }
+
+  /** A number as numberText writes it. */
+  number(n: number): void {
+    if (Number.isInteger(n) && n >= 0 && n < 2_147_483_648) this.digits(n);
+    else this.asciiText(numberText(n));
+  }
+
+  /**
+   * Escaped element text when every character is ASCII and needs no escape (written, true); else
+   * nothing is written (false). Control characters other than TAB and LF, `&`, `<`, `>` and `_x`
+   * (which may start an `_xHHHH_` escape) send the text to escapeText.
+   */
+  private plainText(text: string): boolean {
+    const length = text.length;
+    this.ensure(length);
+    const buf = this.buf;
+    const at = this.len;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 128 || code === AMPERSAND || code === LESS || code === GREATER) return false;
+      if (code < 32 && code !== TAB && code !== LINE_FEED) return false;
+      if (code === UNDERSCORE && text.charCodeAt(i + 1) === LOWER_X) return false;
+      buf[at + i] = code;
+    }
+    this.len = at + length;
+    return true;
+  }
+
+  /** A string cell's text, escaped and cut as rowXml writes it. */
+  cellText(text: string): void {
+    if (text.length <= MAX_CELL_CHARS && this.plainText(text)) return;
+    this.text(escapeText(truncateCell(text)));
+  }
+
+  /**
+   * Appends one row (1-based `rowNumber`) as rowXml would write it: nothing at all for a row with
+   * no values.
+   */
+  row(rowNumber: number, cells: readonly Cell[]): void {
+    const start = this.len;
+    this.bytes(ROW_OPEN);
+    this.digits(rowNumber);
+    this.bytes(TAG_CLOSE);
+    const opened = this.len;
+    let gap = false;
+    for (let i = 0; i < cells.length; i += 1) {
+      const cell = cells[i];
+      if (cell === null || cell === undefined || cell === '' || (typeof cell === 'number' && !Number.isFinite(cell))) {
+        gap = true;
+        continue;
+      }
+      this.bytes(CELL_OPEN);
+      if (gap) {
+        this.bytes(CELL_REF);
+        this.asciiText(columnName(i));
+        this.digits(rowNumber);
+        this.bytes(QUOTE_END);
+        gap = false;
+      }
+      if (typeof cell === 'string') {
+        const cut = cell.length > MAX_CELL_CHARS ? truncateCell(cell) : cell;
+        this.bytes(needsPreserve(cut) ? STRING_OPEN_PRESERVE : STRING_OPEN);
+        this.cellText(cut);
+        this.bytes(STRING_CLOSE);
+      } else if (typeof cell === 'number') {
+        this.bytes(NUMBER_OPEN);
+        this.number(cell);
+        this.bytes(VALUE_CLOSE);
+      } else if (typeof cell === 'boolean') {
+        this.bytes(cell ? TRUE_CELL : FALSE_CELL);
+      } else {
+        const serial = excelSerial(cell);
+        if (serial === undefined) {
+          this.bytes(STRING_OPEN);
+          this.text(escapeText(truncateCell(cell.iso)));
+          this.bytes(STRING_CLOSE);
+        } else {
+          this.bytes(cell.kind === 'date' ? STYLED_DATE : STYLED_DATETIME);
+          this.asciiText(String(serial));
+          this.bytes(VALUE_CLOSE);
+        }
+      }
+    }
+    if (this.len === opened) this.len = start;
+    else this.bytes(ROW_CLOSE);
+  }
+}
