@@ -84,12 +84,14 @@ function isContainer(value: unknown): value is Container {
 }
 
 function intValue(value: unknown, text: TextRule): Cell {
+  if (value === undefined || value === null) return null;
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())) return Number.parseInt(value, 10);
   return typeof value === 'string' ? text(value) : null;
 }
 
 function floatValue(value: unknown, text: TextRule): Cell {
+  if (value === undefined || value === null) return null;
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
   return typeof value === 'string' ? text(value) : null;
@@ -124,26 +126,53 @@ class SectionPlanner {
     return this.options.groupDelimiter === '/' ? name : name.split('/').join(this.options.groupDelimiter);
   }
 
-  private answer(q: FormQuestion, value: unknown, record: ExportRecord): Cell {
-    if (value === undefined || value === null) return null;
+  /**
+   * A question column's reader, its branches chosen once: readers run for every cell of an
+   * export, and a decision made per cell cost more than the value it read.
+   */
+  private answerReader(q: FormQuestion): (s: RowSource) => Cell {
+    const path = q.path;
     const text = this.text;
-    if (q.uses.exportValue === 'int') return intValue(value, text);
-    if (q.uses.exportValue === 'decimal') return floatValue(value, text);
-    if (q.uses.exportValue === 'date') return dateValue(value, text);
-    if (typeof value === 'boolean' || typeof value === 'number') return value;
-    if (typeof value !== 'string') return text(JSON.stringify(value));
-    if (q.uses.media && this.options.includeImages) return text(mediaValue(value, record, this.links));
-    if ((q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels) return text(choiceLabels(q, value, this.labels));
-    return text(value);
+    if (q.uses.exportValue === 'int') return (s) => intValue(s.container[path], text);
+    if (q.uses.exportValue === 'decimal') return (s) => floatValue(s.container[path], text);
+    if (q.uses.exportValue === 'date') {
+      // Records mostly share their dates with the record before: the last answer's cell is kept.
+      let last: unknown;
+      let lastCell: Cell = null;
+      return (s) => {
+        const value = s.container[path];
+        if (value !== last || typeof value !== 'string') {
+          last = value;
+          lastCell = dateValue(value, text);
+        }
+        return lastCell;
+      };
+    }
+    const media = q.uses.media && this.options.includeImages;
+    const labels = (q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels;
+    return (s) => {
+      const value = s.container[path];
+      if (value === undefined || value === null) return null;
+      if (typeof value === 'boolean' || typeof value === 'number') return value;
+      if (typeof value !== 'string') return text(JSON.stringify(value));
+      if (media) return text(mediaValue(value, s.record, this.links));
+      if (labels) return text(choiceLabels(q, value, this.labels));
+      return text(value);
+    };
   }
 
-  private choiceCell(choice: Choice, value: unknown): Cell {
+  /** A select_multiple's choice column reader; `names` is shared by the question's choice columns. */
+  private choiceReader(choice: Choice, path: string, names: SplitCache): (s: RowSource) => Cell {
     const o = this.options;
-    const answered = typeof value === 'string' && value !== '';
-    const selected = answered && value.split(' ').includes(choice.name);
-    if (o.valueSelectMultiples) return selected ? this.text(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name) : null;
-    if (o.binarySelectMultiples) return selected ? 1 : 0;
-    return answered ? selected : null;
+    if (o.valueSelectMultiples) {
+      const shown = this.text(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name);
+      return (s) => (names.of(s.container[path], ' ').includes(choice.name) ? shown : null);
+    }
+    if (o.binarySelectMultiples) return (s) => (names.of(s.container[path], ' ').includes(choice.name) ? 1 : 0);
+    return (s) => {
+      const value = s.container[path];
+      return typeof value === 'string' && value !== '' ? names.of(value, ' ').includes(choice.name) : null;
+    };
   }
 
   columns(section: FormSection | undefined, osmTagKeys: readonly string[]): SectionColumn[] {
@@ -160,9 +189,10 @@ class SectionPlanner {
         kind: 'question',
         question: q,
         number: q.uses.exportValue === 'int' ? 'int' : q.uses.exportValue === 'decimal' ? 'float' : undefined,
-        read: (s) => this.answer(q, s.container[q.path], s.record),
+        read: this.answerReader(q),
       });
       if (q.uses.selectMultiple && o.splitSelectMultiples) {
+        const names = new SplitCache();
         for (const choice of q.choices) {
           const shown = o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name;
           const header = this.display(`${q.path}/${shown}`, `${q.name}/${shown}`);
@@ -173,11 +203,12 @@ class SectionPlanner {
             kind: 'choice',
             question: q,
             choice,
-            read: (s) => this.choiceCell(choice, s.container[q.path]),
+            read: this.choiceReader(choice, q.path, names),
           });
         }
       }
       if (q.uses.geopoint) {
+        const parts = new SplitCache();
         for (let part = 0; part < 4; part++) {
           const header = this.display(geopointPartPath(q.path, part), geopointPartPath(q.name, part));
           out.push({
@@ -190,7 +221,7 @@ class SectionPlanner {
             read: (s) => {
               const value = s.container[q.path];
               if (typeof value !== 'string') return null;
-              const piece = value.split(/\s+/)[part];
+              const piece = parts.of(value, WHITESPACE)[part];
               return piece === undefined || piece === '' ? null : floatValue(piece, this.text);
             },
           });
@@ -203,7 +234,7 @@ class SectionPlanner {
       }
     }
     const extras: string[] = [...SECTION_EXTRA_COLUMNS, ...(o.includeReviews ? REVIEW_COLUMNS : [])];
-    for (const key of extras) out.push({ ...base, header: key, label: key, kind: 'extra', question: undefined, key, number: key === '_id' || key === '_index' || key === '_parent_index' ? 'int' : undefined, read: (s) => extraValue(key, s, this.text) });
+    for (const key of extras) out.push({ ...base, header: key, label: key, kind: 'extra', question: undefined, key, number: key === '_id' || key === '_index' || key === '_parent_index' ? 'int' : undefined, read: extraReader(key, this.text) });
     return out;
   }
 
@@ -222,33 +253,54 @@ function notesText(value: unknown): string {
   return value.map((n) => (typeof n === 'string' ? n : isContainer(n) ? String(n['note'] ?? '') : String(n))).join('\r\n');
 }
 
-function extraValue(key: string, s: RowSource, text: TextRule): Cell {
-  if (s.link) {
-    if (key === '_index') return s.link.index;
-    if (key === '_parent_index') return s.link.parentIndex;
-    if (key === '_parent_table_name') return s.link.parentName;
-    return null;
-  }
-  const r = s.record;
+/** An extra column's reader, for repeat rows (which have a link) and the survey's rows alike. */
+function extraReader(key: string, text: TextRule): (s: RowSource) => Cell {
   switch (key) {
     case '_index':
-      return s.mainIndex;
+      return (s) => (s.link ? s.link.index : s.mainIndex);
     case '_parent_index':
-      return -1;
+      return (s) => (s.link ? s.link.parentIndex : -1);
     case '_parent_table_name':
-      return null;
+      return (s) => (s.link ? s.link.parentName : null);
     case '_tags':
-      return Array.isArray(r['_tags']) ? text(r['_tags'].map(String).join(',')) : null;
+      return (s) => {
+        if (s.link) return null;
+        const tags = s.record['_tags'];
+        return Array.isArray(tags) ? text(tags.map(String).join(',')) : null;
+      };
     case '_notes':
-      return text(notesText(r['_notes']));
-    case '_submission_time': {
-      const value = r['_submission_time'];
-      return typeof value === 'string' && value.length >= 19 ? { kind: 'datetime', iso: value.slice(0, 19) } : metaValue(value, text);
-    }
+      return (s) => (s.link ? null : text(notesText(s.record['_notes'])));
+    case '_submission_time':
+      return (s) => {
+        if (s.link) return null;
+        const value = s.record['_submission_time'];
+        return typeof value === 'string' && value.length >= 19 ? { kind: 'datetime', iso: value.slice(0, 19) } : metaValue(value, text);
+      };
     default:
-      return metaValue(r[key], text);
+      return (s) => (s.link ? null : metaValue(s.record[key], text));
   }
 }
+
+/**
+ * The last value split, kept for the columns that read parts of the same answer one after
+ * another (a select_multiple's choices, a geopoint's four parts): one split per answer, not one
+ * per column.
+ */
+class SplitCache {
+  private value: unknown;
+  private parts: readonly string[] = [];
+
+  /** `value` split by `separator`; no parts unless it is a non-empty string. */
+  of(value: unknown, separator: string | RegExp): readonly string[] {
+    if (value !== this.value) {
+      this.value = value;
+      this.parts = typeof value === 'string' && value !== '' ? value.split(separator) : [];
+    }
+    return this.parts;
+  }
+}
+
+const WHITESPACE = /\s+/;
 
 class RowBuilder implements SectionRowBuilder {
   private readonly counters: number[];
@@ -267,28 +319,32 @@ class RowBuilder implements SectionRowBuilder {
   rows(record: ExportRecord): Cell[][] {
     this.mainIndex += 1;
     const out: Cell[][] = [];
-    const emit = (source: RowSource) => out.push(this.readers.map((read) => read(source)));
-    if (this.chain.length === 0) {
-      emit({ container: record, record, link: undefined, mainIndex: this.mainIndex });
-      return out;
-    }
-    const visit = (level: number, container: Container, parentIndex: number): void => {
-      const section = this.chain[level];
-      if (!section) return;
-      const items = container[section.path];
-      if (!Array.isArray(items)) return;
-      for (const item of items) {
-        const index = (this.counters[level] = (this.counters[level] ?? 0) + 1);
-        const itemContainer = isContainer(item) ? item : {};
-        if (level === this.chain.length - 1) {
-          emit({ container: itemContainer, record, link: { index, parentIndex, parentName: this.parentNames[level] ?? '' }, mainIndex: this.mainIndex });
-        } else {
-          visit(level + 1, itemContainer, index);
-        }
-      }
-    };
-    visit(0, record, this.mainIndex);
+    if (this.chain.length === 0) out.push(this.row({ container: record, record, link: undefined, mainIndex: this.mainIndex }));
+    else this.visit(out, record, 0, record, this.mainIndex);
     return out;
+  }
+
+  private row(source: RowSource): Cell[] {
+    const readers = this.readers;
+    const cells: Cell[] = [];
+    for (let i = 0; i < readers.length; i += 1) cells.push((readers[i] as (s: RowSource) => Cell)(source));
+    return cells;
+  }
+
+  private visit(out: Cell[][], record: ExportRecord, level: number, container: Container, parentIndex: number): void {
+    const section = this.chain[level];
+    if (!section) return;
+    const items = container[section.path];
+    if (!Array.isArray(items)) return;
+    for (const item of items) {
+      const index = (this.counters[level] = (this.counters[level] ?? 0) + 1);
+      const itemContainer = isContainer(item) ? item : {};
+      if (level === this.chain.length - 1) {
+        out.push(this.row({ container: itemContainer, record, link: { index, parentIndex, parentName: this.parentNames[level] ?? '' }, mainIndex: this.mainIndex }));
+      } else {
+        this.visit(out, record, level + 1, itemContainer, index);
+      }
+    }
   }
 }
 
