@@ -11,6 +11,10 @@ import { consoleJobLog, type JobLog } from './jobs/log.ts';
 import { startWorkers, type Workers } from './jobs/worker.ts';
 import { startRestDeliveries, type RestDeliveries } from './modules/restservices/delivery.ts';
 import type { Upkeep } from './platform/pglite-upkeep.ts';
+import { collectOnceAfter } from './platform/idle-collect.ts';
+
+/** A start's garbage is collected this long after the server listens (idle-collect.ts). */
+const START_COLLECT_MS = 1000;
 
 export async function startServer(config: Config): Promise<void> {
   if (config.webProcesses > 1 && !config.databaseUrl) {
@@ -56,6 +60,7 @@ async function serve(config: Config, options: { jobWorkers: number }): Promise<v
   if (options.jobWorkers > 0 && !stopping) deliveries = startRestDeliveries(runtime.deps, { log: jobLogTo(app.log) });
   // Only this process opens an embedded database, so its VACUUM and ANALYZE run here.
   if (!stopping) upkeep = startDatabaseUpkeep(runtime, jobLogTo(app.log));
+  collectOnceAfter(START_COLLECT_MS);
 }
 
 /**

@@ -11,7 +11,8 @@ import {
   type Dialect,
   type Transaction,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from './pg-module.ts';
 import type { Schema } from './schema.ts';
 import { PGliteDriver } from './pglite-driver.ts';
 import { PREPARED_MARKER } from './pglite-statements.ts';
@@ -70,9 +71,6 @@ export interface DatabaseOptions {
   pgliteTemplate?: Blob | undefined;
 }
 
-// int8 (count(*), sums) as JS numbers on pg, as PGlite already returns them.
-pg.types.setTypeParser(20, (value) => Number(value));
-pg.types.setTypeParser(1700, (value) => Number(value));
 
 /**
  * A hot statement whose text starts with `/* prepared:NAME *\/` is prepared once per pg connection
@@ -107,7 +105,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     // No JIT compilation: it cost about 1.2 s at the start of a scan of 1,000,000 records (an
     // export's repeat counts) and saves far less on the queries this server runs.
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c jit=off' });
+    const driver = await loadPg();
+    const pool = new driver.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c jit=off' });
     pool.on('connect', prepareMarkedStatements);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, backend: 'postgres', close: () => db.destroy() };

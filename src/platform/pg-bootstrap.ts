@@ -1,7 +1,7 @@
 // Before the pool opens: when DATABASE_URL names a database that does not exist yet, create it as
 // `createdb` would (from the server's `postgres` maintenance database), and when the server cannot
 // be used at all, stop with one line that says what to do instead of a driver's stack trace.
-import pg from 'pg';
+import { loadPg } from './pg-module.ts';
 
 /** A reason not to start that one line explains; the CLI prints it without a stack trace. */
 export class StartupError extends Error {
@@ -42,7 +42,7 @@ function messageOf(error: unknown): string {
 
 /** Connects once and hangs up: resolves when the database answers, rejects with the driver's error. */
 async function probe(connectionString: string): Promise<void> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+  const client = new (await loadPg()).Client({ connectionString, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
   } finally {
@@ -67,7 +67,7 @@ function quoteIdentifier(name: string): string {
 
 async function createDatabase(target: Target & { name: string }, log: (line: string) => void): Promise<void> {
   const createdb = `createdb -h ${target.where.replace(/:(\d+)$/, ' -p $1')} -U postgres -O ${target.user} ${target.name}`;
-  const admin = new pg.Client({ connectionString: target.adminUrl, connectionTimeoutMillis: 10_000 });
+  const admin = new (await loadPg()).Client({ connectionString: target.adminUrl, connectionTimeoutMillis: 10_000 });
   try {
     await admin.connect();
     await admin.query(`CREATE DATABASE ${quoteIdentifier(target.name)}`);

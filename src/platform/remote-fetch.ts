@@ -4,7 +4,9 @@
 // public address for the check and a private one for the connection.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+// undici is loaded on first use: most servers never fetch a URL nor deliver to a REST service,
+// and loading it at start held about 5 MB of module code and objects for good.
+import type { Agent } from 'undici';
 
 export class RemoteFetchError extends Error {}
 
@@ -95,6 +97,7 @@ export async function fetchRemoteFile(url: string, options: RemoteFetchOptions):
     if (isIP(host) && !options.allowPrivateAddresses && isPrivateAddress(host)) throw new RemoteFetchError(`${host} is a private address`);
   };
   refuseLiteral(parsed);
+  const { Agent, request } = await import('undici');
   const dispatcher = new Agent({ connect: { lookup: guardedLookup(options.allowPrivateAddresses), timeout: options.timeoutMs } });
   try {
     let current = parsed;
@@ -163,7 +166,8 @@ export function remoteUrlProblem(url: string, allowPrivateAddresses: boolean): s
 }
 
 /** A keep-alive connection pool whose every connection makes the address check in its own DNS lookup. */
-export function guardedAgent(options: { allowPrivateAddresses: boolean; timeoutMs: number; connections?: number }): Agent {
+export async function guardedAgent(options: { allowPrivateAddresses: boolean; timeoutMs: number; connections?: number }): Promise<Agent> {
+  const { Agent } = await import('undici');
   return new Agent({
     connect: { lookup: guardedLookup(options.allowPrivateAddresses), timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,

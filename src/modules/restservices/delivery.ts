@@ -74,7 +74,10 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
   const claimant = `${claimantName()}:rest${randomBytes(4).toString('hex')}`;
   const leaseMs = 2 * config.restServiceTimeoutMs + 15_000;
   const baseUrl = config.baseUrl ?? `http://${config.host}:${config.port}`;
-  const agent = guardedAgent({ allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, connections: PARALLEL });
+  // The connection pool is made when a service is first served (remote-fetch.ts loads undici then).
+  let agent: Promise<Agent> | undefined;
+  const pool = (): Promise<Agent> =>
+    (agent ??= guardedAgent({ allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, connections: PARALLEL }));
   const shutdown = new AbortController();
   let stopped = false;
   let sleepers = new Set<() => void>();
@@ -107,7 +110,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
     const service = await repo.claimDueService(deps.db, now, lockedBy, new Date(now.getTime() + leaseMs));
     if (!service) return false;
     try {
-      await serveService(deps, { service, lockedBy, agent, baseUrl, signal: shutdown.signal });
+      await serveService(deps, { service, lockedBy, agent: await pool(), baseUrl, signal: shutdown.signal });
     } catch (error) {
       options.log('error', `REST service ${service.id}: delivery failed unexpectedly`, error);
       await repo.settleService(deps.db, service.id, lockedBy, {
@@ -146,7 +149,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
       stopped = true;
       shutdown.abort();
       // Fails the deliveries in flight at once; their senders see the abort and leave them queued.
-      const closing = agent.destroy();
+      const closing = agent?.then((made) => made.destroy());
       await stopWatching();
       wake();
       await loops.catch(() => undefined);

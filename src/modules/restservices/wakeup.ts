@@ -9,7 +9,8 @@
 // PGlite (one process): every write this process commits starts a new epoch of the response
 // cache (src/http/conventions.ts, and each finished job); a change of epoch is looked for every
 // EPOCH_LOOK_MS and wakes one loop, which then claims a service if one has records.
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../../platform/pg-module.ts';
 import type { AppDeps } from '../../context.ts';
 import type { JobLog } from '../../jobs/log.ts';
 import { QUEUED_CHANNEL } from './repository.ts';
@@ -44,7 +45,9 @@ function listen(databaseUrl: string, onQueued: () => void, log: JobLog): () => P
   let retry: NodeJS.Timeout | undefined;
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: databaseUrl });
+    const driver = await loadPg();
+    if (stopped) return;
+    const next = new driver.Client({ connectionString: databaseUrl });
     next.on('notification', (message) => {
       if (message.channel === QUEUED_CHANNEL) onQueued();
     });
