@@ -72,8 +72,10 @@ function cleanUp() {
   if (templateDir) rmSync(templateDir, { recursive: true, force: true });
 }
 
-// Two files at a time: one file's sleeps, timeouts and child processes leave a core idle.
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+// Three processes at a time on two cores: the files on their own spend much of their time
+// waiting (on a server they started, a timeout, Chromium), and with two at a time a core was idle
+// a fifth of the run (bench/RESULTS.md, 2026-11-28).
+const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 // TEST_TIMINGS=FILE also writes each test file's time there (scripts/test-timings.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
 if (process.env.TEST_TIMINGS) {
@@ -96,10 +98,21 @@ if (process.env.TEST_COMPILE !== '0') {
   const own = selected.filter((file) => !shared.includes(file));
   const batches = [];
   for (let i = 0; i < shared.length; i += batchSize) batches.push(shared.slice(i, i + batchSize));
+  // The run's order: the long files on their own (startFirst), then the batches with the other
+  // files on their own between them. Those mostly wait (on a timeout, a server they started), and
+  // several of them at once left a core idle; between batches, a batch's work fills the wait.
+  const longFirst = own.filter((file) => rank(file) < startFirst.length);
+  const waiting = own.filter((file) => rank(file) === startFirst.length);
+  const order = [...longFirst.map((file) => ({ file }))];
+  for (let i = 0; i < Math.max(batches.length, waiting.length); i++) {
+    if (i < batches.length) order.push({ batch: i });
+    if (i < waiting.length) order.push({ file: waiting[i] });
+  }
   // node --test runs its files in the order of their paths, so each runs from a folder named by
-  // its place: the files on their own (the longest among them first), then the batches.
+  // its place in that order.
   const place = (index) => String(index).padStart(4, '0');
-  const folders = new Map(own.map((file, index) => [file, place(index)]));
+  const folders = new Map(order.flatMap((item, index) => ('file' in item ? [[item.file, place(index)]] : [])));
+  const batchFolders = order.flatMap((item, index) => ('batch' in item ? [place(index)] : []));
   let compiled;
   try {
     compiled = await compileTests(process.cwd(), selected, compiledDir, shared, (file) => folders.get(file) ?? 'batched');
@@ -114,7 +127,7 @@ if (process.env.TEST_COMPILE !== '0') {
     process.cwd(),
     compiledDir,
     'scripts/test-batch-shim.mjs',
-    batches.map((batch, index) => ({ folder: place(own.length + index), files: batch.map((file) => [file, compiled.get(file)]) })),
+    batches.map((batch, index) => ({ folder: batchFolders[index], files: batch.map((file) => [file, compiled.get(file)]) })),
   );
   runFiles = [...own.map((file) => compiled.get(file)), ...entries];
   if (batches.length) console.log(`run-tests: ${shared.length} files in ${batches.length} batches, ${own.length} on their own`);

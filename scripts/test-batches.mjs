@@ -25,6 +25,8 @@ const ownProcess = [
   'test/api/zip-bombs',
   'test/api/request-timeouts',
   'test/api/login-timing',
+  'test/api/pglite-upkeep',
+  'test/api/restservices',
   'src/platform/dir-lock',
 ];
 
