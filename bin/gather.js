@@ -5,6 +5,7 @@
 // life of the process: about 70 MB of resident memory for nothing once the server is up.
 // GATHER_TSX=1 runs the sources through tsx (stack traces then point into the .ts files).
 import cluster from 'node:cluster';
+import { setFlagsFromString } from 'node:v8';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -55,6 +56,9 @@ function buildWebApp() {
  */
 async function runConverter() {
   if (process.argv[2] !== 'xls2xform' || process.env.GATHER_TSX === '1') return false;
+  // The command lives a third of a second: TurboFan's compiles of what gets warm cost more CPU
+  // than the optimised code gives back before the process ends (bench/RESULTS.md, 2026-11-28).
+  setFlagsFromString('--no-opt');
   const { converterBundle } = await import('./converter.js');
   const file = await converterBundle();
   if (!file) return false;
