@@ -381,7 +381,9 @@ export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: stri
 /** The same texts keyed by record id. */
 export async function recordTextsById(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<Map<number, string>> {
   const texts = new Map<number, string>();
-  for (const row of await recordRowsByIds(db, formId, baseUrl, ids)) texts.set(Number(row.id), recordText(row));
+  // Read in id order, whatever order they were asked in: one range scan instead of a lookup per id.
+  const ascending = [...new Set(ids)].sort((a, b) => a - b);
+  for (const row of await recordRowsByIds(db, formId, baseUrl, ascending)) texts.set(Number(row.id), recordText(row));
   return texts;
 }
 
