@@ -74,7 +74,7 @@ function cleanUp() {
 
 // Three processes at a time on two cores: the files on their own spend much of their time
 // waiting (on a server they started, a timeout, Chromium), and with two at a time a core was idle
-// a fifth of the run (bench/RESULTS.md, 2026-11-28).
+// much of the run (bench/RESULTS.md, 2026-11-28).
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 // TEST_TIMINGS=FILE also writes each test file's time there (scripts/test-timings.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];

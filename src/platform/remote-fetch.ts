@@ -5,7 +5,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 // undici is loaded on first use: most servers never fetch a URL nor deliver to a REST service,
-// and loading it at start held about 5 MB of module code and objects for good.
+// and loading it at start held its module code and objects for good.
 import type { Agent } from 'undici';
 
 export class RemoteFetchError extends Error {}
