@@ -2,6 +2,7 @@
 // answers nested by group and typed by the model, `__id` and `__system` as ODK Central writes them,
 // repeats as navigation links or, when expanded, as arrays of their rows.
 import { parentKeyName, type AnswerProperty, type EntityModel, type Property, type RepeatProperty } from './model.ts';
+import { Utf8Builder } from '../../lib/utf8-builder.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
 
@@ -54,60 +55,25 @@ function stringJson(text: string): string {
  * values makes no string per value, per concatenation and per flattening, which were most of
  * what a page allocated and so most of its garbage collection (bench/RESULTS.md).
  */
-class ByteWriter {
-  private buffer: Buffer;
-  length = 0;
-
-  constructor(size = 16 * 1024) {
-    this.buffer = Buffer.allocUnsafeSlow(size);
+/** An entity's JSON as UTF-8, written into one buffer that each entity reuses. */
+class ByteWriter extends Utf8Builder {
+  constructor() {
+    super(16 * 1024);
   }
 
   /** The bytes written since the last reset: a view that the next write may overwrite. */
-  get bytes(): Buffer {
-    return this.buffer.subarray(0, this.length);
+  get written(): Buffer {
+    return this.buf.subarray(0, this.len);
   }
 
   reset(): void {
-    this.length = 0;
-  }
-
-  private room(more: number): Buffer {
-    if (this.length + more > this.buffer.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + more));
-      this.buffer.copy(grown, 0, 0, this.length);
-      this.buffer = grown;
-    }
-    return this.buffer;
-  }
-
-  /** Bytes encoded once (a template's fixed text). */
-  raw(bytes: Uint8Array): void {
-    const buffer = this.room(bytes.length);
-    // Most fixed texts are a key or two: a loop copies them faster than a call into set().
-    if (bytes.length > 64) buffer.set(bytes, this.length);
-    else for (let i = 0; i < bytes.length; i++) buffer[this.length + i] = bytes[i] as number;
-    this.length += bytes.length;
-  }
-
-  /** Text as UTF-8 (JSON text already: no escaping here). */
-  text(text: string): void {
-    const buffer = this.room(text.length * 3);
-    let at = this.length;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 0x80) {
-        this.length += buffer.write(text, this.length);
-        return;
-      }
-      buffer[at++] = c;
-    }
-    this.length = at;
+    this.len = 0;
   }
 
   /** A string as JSON text, as JSON.stringify writes it. */
   string(text: string): void {
-    const buffer = this.room(text.length + 2);
-    let at = this.length;
+    const buffer = this.ensure(text.length + 2);
+    let at = this.len;
     buffer[at++] = 0x22;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -119,26 +85,14 @@ class ByteWriter {
       buffer[at++] = c;
     }
     buffer[at++] = 0x22;
-    this.length = at;
+    this.len = at;
   }
 
   /** A finite number as JSON text. */
   number(n: number): void {
-    if ((n | 0) === n && n >= 0 && !Object.is(n, -0)) {
-      // A small whole number's digits written in place, in integer arithmetic: no string made
-      // for the common case (counts, ages, ids).
-      let digits = 1;
-      for (let rest = n; rest >= 10; rest = (rest / 10) | 0) digits += 1;
-      const buffer = this.room(digits);
-      let rest = n;
-      for (let at = this.length + digits - 1; at >= this.length; at--) {
-        buffer[at] = 0x30 + (rest % 10);
-        rest = (rest / 10) | 0;
-      }
-      this.length += digits;
-      return;
-    }
-    this.text(String(n));
+    // A small whole number (counts, ages, ids) without a string made for it.
+    if ((n | 0) === n && n >= 0 && !Object.is(n, -0)) this.digits(n);
+    else this.text(String(n));
   }
 }
 
@@ -151,9 +105,9 @@ function writeValue(out: ByteWriter, value: unknown): void {
   if (typeof value === 'string') out.string(value);
   else if (typeof value === 'number') {
     if (Number.isFinite(value)) out.number(value);
-    else out.raw(NULL_BYTES);
-  } else if (value === null || value === undefined) out.raw(NULL_BYTES);
-  else if (typeof value === 'boolean') out.raw(value ? TRUE_BYTES : FALSE_BYTES);
+    else out.bytes(NULL_BYTES);
+  } else if (value === null || value === undefined) out.bytes(NULL_BYTES);
+  else if (typeof value === 'boolean') out.bytes(value ? TRUE_BYTES : FALSE_BYTES);
   else out.text(JSON.stringify(value));
 }
 
@@ -163,27 +117,27 @@ function writeValue(out: ByteWriter, value: unknown): void {
  */
 function writeAnswer(out: ByteWriter, property: AnswerProperty, value: unknown): void {
   if (value === undefined || value === null) {
-    out.raw(NULL_BYTES);
+    out.bytes(NULL_BYTES);
     return;
   }
   switch (property.type) {
     case 'Edm.Int64':
     case 'Edm.Decimal': {
       const n = numberOf(value);
-      if (n === null) out.raw(NULL_BYTES);
+      if (n === null) out.bytes(NULL_BYTES);
       else out.number(n);
       return;
     }
     case 'Edm.Date':
       // A date matching DATE is written as it is (it needs no escaping).
       if (typeof value === 'string' && DATE.test(value)) out.string(value);
-      else out.raw(NULL_BYTES);
+      else out.bytes(NULL_BYTES);
       return;
     case 'Edm.GeographyPoint':
       out.text(geoPointJson(value));
       return;
     case 'Edm.Boolean':
-      out.raw(typeof value === 'boolean' ? (value ? TRUE_BYTES : FALSE_BYTES) : NULL_BYTES);
+      out.bytes(typeof value === 'boolean' ? (value ? TRUE_BYTES : FALSE_BYTES) : NULL_BYTES);
       return;
     default:
       out.string(typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value));
@@ -378,7 +332,7 @@ const COMMA_BYTES = Buffer.from([COMMA]);
 function fill(out: ByteWriter, template: Template, source: JsonObject, meta: RecordMeta | undefined, chain: readonly string[], id: string): void {
   const { slots } = template;
   const texts = template.bytes;
-  out.raw(texts[0] as Buffer);
+  out.bytes(texts[0] as Buffer);
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i] as Slot;
     switch (slot.kind) {
@@ -389,7 +343,7 @@ function fill(out: ByteWriter, template: Template, source: JsonObject, meta: Rec
         writeValue(out, chain[slot.index] ?? null);
         break;
       case 'system':
-        if (meta === undefined) out.raw(NULL_BYTES);
+        if (meta === undefined) out.bytes(NULL_BYTES);
         else writeValue(out, slot.value(source, meta));
         break;
       case 'answer':
@@ -401,16 +355,16 @@ function fill(out: ByteWriter, template: Template, source: JsonObject, meta: Rec
       case 'rows': {
         const rowChain = [...chain, id];
         const { entity } = slot.property;
-        out.raw(OPEN_ARRAY);
+        out.bytes(OPEN_ARRAY);
         repeatItems(source, slot.property.key).forEach((item, index) => {
-          if (index > 0) out.raw(COMMA_BYTES);
+          if (index > 0) out.bytes(COMMA_BYTES);
           fill(out, slot.row, item, undefined, rowChain, rowId(rowChain, entity, index));
         });
-        out.raw(CLOSE_ARRAY);
+        out.bytes(CLOSE_ARRAY);
         break;
       }
     }
-    out.raw(texts[i + 1] as Buffer);
+    out.bytes(texts[i + 1] as Buffer);
   }
 }
 
@@ -465,7 +419,7 @@ export function submissionWriter(root: EntityModel, context: EntityContext): Sub
   return (answers, meta) => {
     out.reset();
     fill(out, template, answers, meta, [], `uuid:${meta.uuid}`);
-    return out.bytes;
+    return out.written;
   };
 }
 
@@ -491,6 +445,6 @@ export function repeatRowWriter(entity: EntityModel, context: EntityContext): Re
     for (let index = 0; index < levels.length - 1; index++) chain.push(rowId(chain, levels[index] as EntityModel, (positions[index] ?? 1) - 1));
     out.reset();
     fill(out, template, item, undefined, chain, rowId(chain, entity, (positions[levels.length - 1] ?? 1) - 1));
-    return out.bytes;
+    return out.written;
   };
 }

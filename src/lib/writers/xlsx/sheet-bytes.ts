@@ -8,6 +8,7 @@ import type { Cell } from './cell.ts';
 import { excelSerial } from './excel-dates.ts';
 import { columnName, numberText, STYLE_DATE, STYLE_DATETIME } from './sheet-xml.ts';
 import { escapeText, MAX_CELL_CHARS, needsPreserve, truncateCell } from './xml-text.ts';
+import { Utf8Builder } from '../../utf8-builder.ts';
 
 const ascii = (text: string): Uint8Array => Buffer.from(text, 'latin1');
 
@@ -39,19 +40,9 @@ const LINE_FEED = 10;
 export const SHEET_CHUNK_BYTES = 64 * 1024;
 
 /** UTF-8 output of a worksheet part, cut into chunks that are handed on and never written again. */
-export class SheetBytes {
-  private buf: Buffer;
-  len = 0;
-
+export class SheetBytes extends Utf8Builder {
   constructor(private readonly chunkBytes = SHEET_CHUNK_BYTES) {
-    this.buf = Buffer.allocUnsafeSlow(chunkBytes + 16 * 1024);
-  }
-
-  private ensure(bytes: number): void {
-    if (this.len + bytes <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.len + bytes));
-    this.buf.copy(bigger, 0, 0, this.len);
-    this.buf = bigger;
+    super(chunkBytes + 16 * 1024);
   }
 
   /** Whether a chunk's worth has gathered. */
@@ -65,47 +56,6 @@ export class SheetBytes {
     this.buf = Buffer.allocUnsafeSlow(this.chunkBytes + 16 * 1024);
     this.len = 0;
     return out;
-  }
-
-  bytes(bytes: Uint8Array): void {
-    this.ensure(bytes.length);
-    this.buf.set(bytes, this.len);
-    this.len += bytes.length;
-  }
-
-  /** ASCII text that needs no escape (names, digits, references). */
-  asciiText(text: string): void {
-    const length = text.length;
-    this.ensure(length);
-    const buf = this.buf;
-    const at = this.len;
-    for (let i = 0; i < length; i++) buf[at + i] = text.charCodeAt(i);
-    this.len = at + length;
-  }
-
-  /** Any text, written as UTF-8 as it stands. */
-  text(text: string): void {
-    this.ensure(text.length * 3);
-    this.len += this.buf.write(text, this.len, 'utf8');
-  }
-
-  /** A non-negative integer below 2^31, its digits written by hand. */
-  private digits(n: number): void {
-    this.ensure(10);
-    const buf = this.buf;
-    if (n < 10) {
-      buf[this.len++] = 48 + n;
-      return;
-    }
-    let width = 1;
-    for (let rest = n; rest >= 10; rest = (rest / 10) | 0) width++;
-    let at = this.len + width;
-    this.len = at;
-    for (let rest = n; width > 0; width--) {
-      const next = (rest / 10) | 0;
-      buf[--at] = 48 + rest - next * 10;
-      rest = next;
-    }
   }
 
   /** A number as numberText writes it. */
