@@ -18,6 +18,7 @@ import { parseInstance, type InstanceMeta } from '../../lib/instance-xml.ts';
 import * as repo from './repository.ts';
 import { queueDeliveries } from '../restservices/repository.ts';
 import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';
+import { insertRememberedBatched } from './insert-batch.ts';
 
 export interface UploadedMedia {
   name: string;
@@ -313,7 +314,8 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       const created = await repo.insertInstanceCounted(ctx.db, newInstance);
       return created !== undefined ? done('created', created) : done('duplicate', await existingId(ctx.db));
     }
-    const checked = await repo.insertInstanceIfStillAllowed(ctx.db, newInstance, access);
+    // On PostgreSQL each connection of the pool takes a submission of its own.
+    const checked = ctx.config.databaseUrl === undefined ? await insertRememberedBatched(ctx.db, newInstance, access) : await repo.insertInstanceIfStillAllowed(ctx.db, newInstance, access);
     if (!checked.allowed) return undefined;
     return checked.id !== undefined ? done('created', checked.id) : done('duplicate', await existingId(ctx.db));
   }

@@ -544,6 +544,65 @@ export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInst
   return { allowed: row?.allowed === true, id: row?.id ?? undefined };
 }
 
+/**
+ * insertInstanceIfStillAllowed for several new records of one form under one remembered decision,
+ * in one statement: the facts are read once, and each record is stored unless its instanceID is
+ * already the form's (or was, see NOT_ARCHIVED). Records are inserted in the order given, so of
+ * two with the same instanceID the first is stored. `ids[i]` is the stored id of `instances[i]`,
+ * undefined when it was not stored; `allowed: false` stores none.
+ */
+export async function insertInstancesIfStillAllowed(
+  db: DbOrTx,
+  instances: readonly NewInstance[],
+  facts: SubmitFacts,
+): Promise<{ allowed: boolean; ids: Array<number | undefined> }> {
+  const { form } = facts;
+  if (instances.some((instance) => instance.form_id !== form.id)) throw new Error('a batch of submissions is for one form');
+  const result = await sql<{ allowed: boolean; stored: Array<{ uuid: string; id: number }> | null }>`/* prepared:insert_instances_if_still_allowed */
+    WITH still AS (
+      SELECT EXISTS (
+        SELECT 1 FROM forms f JOIN users o ON o.id = f.owner_id
+        WHERE f.id = ${form.id}::int AND f.owner_id = ${form.owner_id}::int AND f.deleted_at IS NULL AND o.is_active
+          AND f.hash = ${form.hash}::text AND f.version = ${form.version}::text AND f.id_string = ${form.id_string}::text
+          AND f.downloadable AND f.require_auth = ${form.require_auth}::bool AND f.shared = ${form.shared}::bool AND f.encrypted = ${form.encrypted}::bool
+          AND o.require_auth = ${facts.ownerRequireAuth}::bool
+          AND (${facts.ownerLogin}::text IS NULL OR lower(o.username) = ${facts.ownerLogin}::text)
+          AND (${facts.actorId}::int IS NULL OR
+               (SELECT r.role FROM form_roles r WHERE r.form_id = f.id AND r.user_id = ${facts.actorId}::int) IS NOT DISTINCT FROM ${facts.role}::text)
+      ) AS allowed
+    ), batch AS (
+      SELECT * FROM unnest(
+        ${instances.map((i) => i.uuid)}::text[], ${instances.map((i) => i.xml)}::text[], ${instances.map((i) => i.json)}::text[],
+        ${instances.map((i) => i.version)}::text[], ${instances.map((i) => i.submitted_by)}::int[], ${instances.map((i) => i.date_created)}::timestamptz[],
+        ${instances.map((i) => i.total_media)}::int[], ${instances.map((i) => i.has_geopoint)}::bool[], ${instances.map((i) => i.repeat_counts)}::text[]
+      ) WITH ORDINALITY AS b(uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, repeat_counts, n)
+    ), ins AS (
+      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
+      SELECT ${form.id}::int, b.uuid, b.xml, b.json::jsonb, b.version, b.submitted_by, b.date_created, b.date_created, b.total_media, b.has_geopoint, b.repeat_counts::jsonb
+      FROM batch b, still WHERE still.allowed AND gather_uuid_never_archived(${form.id}::int, b.uuid)
+      ORDER BY b.n
+      ON CONFLICT (form_id, uuid) DO NOTHING
+      RETURNING id, form_id, uuid, date_created, has_geopoint
+    ), counted AS (
+      INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
+      SELECT form_id, id % ${STAT_SHARDS}::int, count(*)::int, (count(*) FILTER (WHERE has_geopoint))::int, max(date_created) FROM ins GROUP BY 1, 2
+      ON CONFLICT (form_id, shard) DO UPDATE SET
+        submissions = s.submissions + EXCLUDED.submissions,
+        geopoints = s.geopoints + EXCLUDED.geopoints,
+        last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)
+    ), queued AS (${QUEUE_INSERTED_RECORD})
+    SELECT still.allowed, (SELECT json_agg(json_build_object('uuid', uuid, 'id', id)) FROM ins) AS stored FROM still`.execute(db);
+  const row = result.rows[0];
+  const byUuid = new Map((row?.stored ?? []).map((stored) => [stored.uuid, stored.id]));
+  // Only the first record of an instanceID was stored: later ones in the batch are its duplicates.
+  const ids = instances.map((instance) => {
+    const id = byUuid.get(instance.uuid);
+    byUuid.delete(instance.uuid);
+    return id;
+  });
+  return { allowed: row?.allowed === true, ids };
+}
+
 /** Records stored before their repeat counts were kept (migration 0013), deleted ones included. */
 export async function countUncountedRecords(db: DbOrTx): Promise<number> {
   const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM instances WHERE repeat_counts IS NULL`.execute(db);
