@@ -7,6 +7,11 @@ const CATALOGUE_ONLY = {
   selector: "NewExpression[callee.name='AppError']",
   message: 'Refusals are entries of the error catalogue (src/errors.ts, src/errors/<area>.ts): add or use a named entry.',
 };
+// Issue #23: one way to open a transaction, which joins the caller's own (src/platform/db.ts).
+const ONE_TRANSACTION_HELPER = {
+  selector: "CallExpression[callee.property.name='transaction'][arguments.length=0]",
+  message: "Open transactions with inTransaction (src/platform/db.ts): it joins the caller's transaction when there is one.",
+};
 const CATALOGUE_SHAPES = {
   group: ['**/errors/shapes.ts', '**/errors/app-error.ts'],
   message: 'Body shapes are private to the error catalogue: import errors from src/errors.ts and throw a named entry.',
@@ -146,6 +151,7 @@ export default tseslint.config(
           message: "The caller's role is looked up in src/access only: use requireForm / requireProject (src/access/load.ts).",
         },
         CATALOGUE_ONLY,
+        ONE_TRANSACTION_HELPER,
       ],
     },
   },
@@ -156,7 +162,7 @@ export default tseslint.config(
     files: ['src/access/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [CATALOGUE_SHAPES] }],
-      'no-restricted-syntax': ['error', CATALOGUE_ONLY],
+      'no-restricted-syntax': ['error', CATALOGUE_ONLY, ONE_TRANSACTION_HELPER],
     },
   },
   {

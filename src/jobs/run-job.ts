@@ -16,6 +16,7 @@ import {
   releaseJob,
   scheduleJobRetry,
 } from './repository.ts';
+import { inTransaction } from '../platform/db.ts';
 
 export interface RunJobOptions {
   log?: JobLog;
@@ -37,7 +38,7 @@ type Claim =
 
 async function claimNextJob(deps: AppDeps, registry: JobRegistry): Promise<Claim> {
   const now = deps.clock.now();
-  return deps.db.transaction().execute(async (trx): Promise<Claim> => {
+  return inTransaction(deps.db, async (trx): Promise<Claim> => {
     const job = await findNextClaimableJob(trx, now);
     if (!job) return { kind: 'none' };
     const registration = registry.get(job.type);

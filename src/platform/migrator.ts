@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from './db.ts';
 import { PROJECT_ROOT } from './project-root.ts';
+import { inTransaction } from './db.ts';
 
 const MIGRATIONS_DIR = join(PROJECT_ROOT, 'migrations') + '/';
 const LOCK_ID = 7_306_118; // arbitrary, constant for Gather
@@ -16,7 +17,7 @@ export async function migrate(db: Db, log: (line: string) => void = () => {}): P
   const applied: string[] = [];
   for (const file of files) {
     const version = file.slice(0, -4);
-    const done = await db.transaction().execute(async (trx) => {
+    const done = await inTransaction(db, async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${LOCK_ID})`.execute(trx);
       const existing = await trx
         .selectFrom('schema_migrations')

@@ -34,6 +34,7 @@ import { digestSecretsAfterRename, digestSecretsFor } from '../auth/digest-servi
 import { clearLoginFailures, findLoginFailures, recordLoginFailure } from '../auth/repository.ts';
 import { pythonIsoFormat, mergeMetadata } from './metadata.ts';
 import { countMonthlySubmissions } from '../submissions/repository.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 // ---------------------------------------------------------------- users
 
@@ -177,7 +178,7 @@ export async function registerProfile(ctx: RequestContext, input: ProfileFieldsI
   const creator = isAuthenticated(ctx.actor) ? ctx.actor.user.id : null;
   const username = fields.patch.username ?? '';
   const email = fields.patch.email ?? '';
-  const created = await ctx.db.transaction().execute(async (trx) => {
+  const created = await inTransaction(ctx.db, async (trx) => {
     // A concurrent registration may have taken the name or the address since validation.
     await lockAccountNames(trx, [username, email]);
     if (await usernameExists(trx, username)) throw errors.usernameTaken(username);
@@ -294,7 +295,7 @@ export async function changePassword(ctx: RequestContext, lookup: string, input:
   if (problems.length) throw errors.passwordRejected(problems);
 
   const passwordHash = await hashPassword(next);
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  const result = await inTransaction(ctx.db, async (trx) => {
     await updateUser(trx, profile.id, {
       password_hash: passwordHash,
       digest_ha1_sealed: digestSecretsFor(ctx, profile, next),

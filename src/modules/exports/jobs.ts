@@ -16,6 +16,7 @@ import * as stored from './stored-exports-repository.ts';
 import { exportTypeOf, exportUrl, formatOfExportType, type ExportType } from './stored-exports.ts';
 import { requireSpreadsheetCredential, writeGoogleSheet } from './gsheets.ts';
 import { isXlsReportRequest, parseReportRequest, renderReport, reportExportOptions, reportRequestFromStored, reportTemplateUrl, storedReportRequest } from './xls-report.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export const EXPORT_JOB = 'exports.generate';
 /** onadata keeps this many exports per form and type; the oldest goes when another is made. */
@@ -56,7 +57,7 @@ export async function startExport(ctx: RequestContext, rawFormId: string, query:
   const optionsKey = keyOf(options);
   const submittedBy = target.submittedBy ?? null;
 
-  const outcome = await ctx.db.transaction().execute(async (trx): Promise<{ reply: AsyncReply; removed: Array<string | null> }> => {
+  const outcome = await inTransaction(ctx.db, async (trx): Promise<{ reply: AsyncReply; removed: Array<string | null> }> => {
     await stored.lockFormExports(trx, target.formId);
     // Deleting the form takes the same lock: an export is never recorded for a deleted form.
     if (!(await findLiveForm(trx, target.formId))) throw errors.notFound();

@@ -13,6 +13,7 @@ import type { JobContext } from '../../jobs/registry.ts';
 import * as repo from './repository.ts';
 import { publishNewForm } from './publish.ts';
 import { formDetail, projectToPublishInto, publishTarget, softDeleteFormWithExports } from './service.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export const PUBLISH_JOB = 'forms.publish';
 export const DELETE_JOB = 'forms.delete';
@@ -37,7 +38,7 @@ export async function startAsyncPublish(ctx: RequestContext, body: ParsedBody): 
   if (!file || file.bytes.byteLength === 0) throw errors.xlsFileEmpty();
   const owner = await publishTarget(ctx, body.fields['owner']);
   const projectId = (await projectToPublishInto(ctx, body.fields['project'])) ?? null;
-  const job = await ctx.db.transaction().execute(async (trx) => {
+  const job = await inTransaction(ctx.db, async (trx) => {
     const blob = await putBlob(trx, file.bytes, file.contentType);
     const payload: PublishPayload = { ownerId: owner.id, createdById: actor.id, projectId, fileName: file.fileName, contentType: file.contentType, blob };
     return enqueueJob(trx, { type: PUBLISH_JOB, payload, createdBy: actor.id, maxAttempts: 1 });

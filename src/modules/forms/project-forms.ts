@@ -10,6 +10,7 @@ import * as repo from './repository.ts';
 import { grantFormRole } from './grants.ts';
 import { publishNewForm } from './publish.ts';
 import { formDetail, listProjectForms, representForms, sourceFromRequest } from './service.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export async function formsOfProject(ctx: RequestContext, rawProjectId: string): Promise<Record<string, unknown>[]> {
   const { project, role } = await requireProject(ctx, rawProjectId, 'view_project');
@@ -39,7 +40,7 @@ export async function addFormToProject(ctx: RequestContext, rawProjectId: string
       if (clash.includes(form.id_string.toLowerCase())) throw errors.idStringExistsInAccount();
     }
     const now = ctx.clock.now();
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.db, async (trx) => {
       // A private form takes the project's public flag (onadata's set_project_perms_to_xform).
       const sync = !form.shared && !form.shared_data && project.shared ? { shared: true, shared_data: true } : {};
       await repo.updateForm(trx, form.id, { project_id: project.id, owner_id: project.owner_id, date_modified: now, ...sync });

@@ -13,6 +13,7 @@ import { defaultProjectIn } from '../projects/service.ts';
 import * as repo from './repository.ts';
 import { grantFormRole } from './grants.ts';
 import { stampXForm } from './xform-stamp.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export interface FormSource {
   fileName: string;
@@ -109,7 +110,7 @@ export async function publishNewForm(ctx: RequestContext, request: PublishReques
   const version = result.version ?? defaultVersion(now);
   const uuid = randomUUID().replace(/-/g, '');
   const xml = stampXForm(result.xform, uuid, version);
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const projectId = request.projectId ?? (await defaultProjectIn(trx, request.owner, now));
     const project = await findLiveProject(trx, projectId);
     if (!project) throw errors.projectDoesNotExist(projectId);
@@ -161,7 +162,7 @@ export async function replaceFormDefinition(ctx: RequestContext, form: repo.Form
     throw errors.idStringMismatch(result.idString, baseIdString);
   }
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const used = new Set(await repo.listFormVersionNames(trx, form.id));
     let version = result.version ?? defaultVersion(now);
     if (used.has(version)) {

@@ -29,6 +29,7 @@ import { convertSource, md5Hash, publishNewForm, replaceFormDefinition, titlePro
 import { fetchXlsFormFromUrl } from './remote-source.ts';
 import { floipFormSource } from './floip-source.ts';
 import { retitleXForm } from './xform-stamp.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** onadata leaves form_versions empty past this many submissions (its SUBMISSION_RETRIEVAL_THRESHOLD). */
 const FORM_VERSIONS_MAX_SUBMISSIONS = 10_000;
@@ -259,7 +260,7 @@ export async function deleteForm(ctx: RequestContext, rawId: string): Promise<vo
  * (a file whose job is still writing it is removed by the job when its export has gone).
  */
 export async function softDeleteFormWithExports(deps: AppDeps, formId: number, userId: number): Promise<void> {
-  const files = await deps.db.transaction().execute(async (trx) => {
+  const files = await inTransaction(deps.db, async (trx) => {
     await lockFormExports(trx, formId);
     await repo.softDeleteForms(trx, { formId }, userId, deps.clock.now());
     return deleteExportsOfForms(trx, { formId });
@@ -400,7 +401,7 @@ export async function shareForm(ctx: RequestContext, rawId: string, input: Share
     throw errors.roleOfHigherUser();
   }
   const metaPerms = (await repo.findMetaPerms(ctx.db, [form.id])).get(form.id);
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     for (const user of targets) await grantFormRole(trx, form.id, user.id, role, metaPerms);
   });
 }

@@ -19,6 +19,7 @@ import { IMPORT_JOB, lookupConnection, type ImportJobPayload } from './service.t
 import { makeTempDir } from './upload.ts';
 import { CsvRowCounter } from './readers/csv.ts';
 import { countXlsxRows } from './readers/xlsx.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** Copies the job's stored file to `path`, showing each piece to `onPiece` on its way. */
 async function spoolStoredFile(db: DbOrTx, importId: string, path: string, onPiece: (piece: Uint8Array) => void): Promise<void> {
@@ -81,7 +82,7 @@ export async function runImportJob(job: JobContext, payload: ImportJobPayload): 
     await job.reportProgress(0, total);
     const onProgress = (rows: number): Promise<void> => job.reportProgress(Math.min(rows, total), total);
     if (config.databaseUrl !== undefined) {
-      return await db.transaction().execute(async (trx) => {
+      return await inTransaction(db, async (trx) => {
         const summary = await importDirectly(trx, lookupConnection(job.deps, trx), target, readRows(payload.kind, path), clock.now(), { onProgress });
         await repo.deleteImportFile(trx, importId);
         return summary;

@@ -12,13 +12,14 @@ import type { Db, DbOrTx } from '../../platform/db.ts';
 import * as repo from './repository.ts';
 import { finishImport, IMPORTED_STATUS, ImportRefused, type ImportSummary, type ImportTarget, type StageOutcome } from './pipeline.ts';
 import { importRefusals } from '../../errors.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** Staged rows (or deleted records, for overwrite) per transaction: tens of milliseconds each. */
 const PUBLISH_BATCH = 250;
 
 /** Checks the edits' targets and records that publishing has begun, in one short transaction. */
 export async function beginPublish(db: Db, target: ImportTarget, staged: StageOutcome, now: Date): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     if (staged.stagedEdits > 0 && (await repo.countLiveEditTargets(trx, target.importId, target.form.id)) !== staged.stagedEdits) {
       throw new ImportRefused(importRefusals.editedRecordGone);
     }
@@ -72,7 +73,7 @@ export async function finishPublish(db: Db, importId: string, signal?: AbortSign
     // other request would even be read until the last one.
     await new Promise((resolve) => setImmediate(resolve));
     signal?.throwIfAborted();
-    const step = await db.transaction().execute(async (trx) => {
+    const step = await inTransaction(db, async (trx) => {
       await repo.preferFastCompression(trx);
       return publishStep(trx, importId);
     });

@@ -15,6 +15,7 @@ import type { DbOrTx } from '../../platform/db.ts';
 import { importDirectly, ImportRefused, readRows, type ImportFileKind, type ImportSummary, type ImportTarget } from './pipeline.ts';
 import { sniffFile } from './readers/sniff.ts';
 import type { SpooledFile, SpooledUpload } from './upload.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export const IMPORT_JOB = 'imports.run';
 /** Pieces in which a job's file is kept in the database. */
@@ -99,7 +100,7 @@ export async function startImport(
   const target = await importTarget(ctx, visible, actor.id, options.overwrite, importId);
   if (file.size >= ctx.config.importAsyncThresholdBytes) {
     const payload: ImportJobPayload = { importId, formId: visible.form.id, actorId: actor.id, kind, overwrite: options.overwrite, fileName: file.fileName };
-    const job = await ctx.db.transaction().execute(async (trx) => {
+    const job = await inTransaction(ctx.db, async (trx) => {
       await repo.preferFastCompression(trx);
       let seq = 0;
       for await (const piece of createReadStream(file.path, { highWaterMark: FILE_PIECE_BYTES }) as AsyncIterable<Buffer>) {
@@ -111,7 +112,7 @@ export async function startImport(
     return { task_id: job.uuid };
   }
   try {
-    return await ctx.db.transaction().execute((trx) => importDirectly(trx, lookupConnection(ctx, trx), target, readRows(kind, file.path), ctx.clock.now()));
+    return await inTransaction(ctx.db, (trx) => importDirectly(trx, lookupConnection(ctx, trx), target, readRows(kind, file.path), ctx.clock.now()));
   } catch (error) {
     if (error instanceof ImportRefused) throw refusal(error);
     throw error;

@@ -21,6 +21,7 @@ import { metadataToApi } from '../forms/to-api.ts';
 import * as repo from './repository.ts';
 import { checkUpload, type UploadKind } from './upload-check.ts';
 import { fieldErrorsOf } from '../shared/field-errors.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** onadata's METADATA_TYPES. */
 const DATA_TYPES = [
@@ -181,7 +182,7 @@ export async function createMetadata(ctx: RequestContext, input: CreateMetadataI
   if (dataType === undefined || value === undefined) throw new Error('validated metadata lacks its type or value');
   const formId = visible.form.id;
   const owner = visible.form.owner_username;
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await inTransaction(ctx.db, async (trx) => {
     await repo.lockFormMetadata(trx, formId);
     if (dataType === META_PERMS) {
       // A form has one set of meta permissions: adding one replaces it, as in onadata.
@@ -228,7 +229,7 @@ export async function updateMetadata(ctx: RequestContext, rawId: string, input: 
   if (dataValue !== undefined && row.data_type === META_PERMS && !isMetaPerms(dataValue)) problems['non_field_errors'] = [META_PERMS_FORMAT];
   if (Object.keys(problems).length > 0) throw errors.invalidFields(problems);
   if (dataValue !== undefined && dataValue !== row.data_value) {
-    await ctx.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.db, async (trx) => {
       await repo.lockFormMetadata(trx, row.form_id);
       if (!ONE_PER_FORM.has(row.data_type) && (await repo.hasLiveMetadata(trx, row.form_id, row.data_type, dataValue))) throw errors.metadataExists();
       await repo.updateMetadataValue(trx, row.id, dataValue);

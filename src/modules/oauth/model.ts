@@ -22,6 +22,7 @@ import {
   revokeRefreshToken,
   type ApplicationRow,
 } from './repository.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** onadata's OAUTH2_PROVIDER.SCOPES; a request without a scope gets all of them. */
 export const SCOPES = { read: 'Read scope', write: 'Write scope', groups: 'Access to your groups' } as const;
@@ -177,7 +178,7 @@ export function createModel(deps: AppDeps, purpose: ModelPurpose): GatherModel {
       const scope = (token.scope ?? []).join(' ');
       const applicationId = applicationIdOf(client);
       const userId = userIdOf(user);
-      await deps.db.transaction().execute(async (trx) => {
+      await inTransaction(deps.db, async (trx) => {
         const access = await insertAccessToken(trx, {
           token_hash: sha256(token.accessToken),
           application_id: applicationId,

@@ -12,6 +12,7 @@ import { fieldErrorsOf } from '../shared/field-errors.ts';
 import type { DbOrTx } from '../../platform/db.ts';
 import { setProjectRole } from '../projects/repository.ts';
 import * as repo from './repository.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 const userUrl = (baseUrl: string, username: string): string => `${baseUrl}/api/v1/users/${encodeURIComponent(username)}`;
 
@@ -84,9 +85,7 @@ export async function createOrganization(ctx: RequestContext, input: CreateOrgIn
   if (input.org !== undefined && (await accounts.usernameExists(ctx.db, username))) addError(problems, 'org', [`Organization ${username} already exists.`]);
   if (Object.keys(problems).length) throw errors.invalidFields(problems);
   const now = ctx.clock.now();
-  await ctx.db
-    .transaction()
-    .execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
       const account = await accounts.insertUser(trx, {
         username,
         email,
@@ -199,7 +198,7 @@ export async function changeMembers(ctx: RequestContext, name: string, method: O
   if (Object.keys(problems).length || !user) throw errors.invalidFields(problems);
   const orgId = org.account.id;
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     const members = await repo.listOrgMembers(trx, orgId);
     const current = members.find((m) => m.user_id === user.id)?.role;
     const owners = members.filter((m) => m.role === 'owner').length;

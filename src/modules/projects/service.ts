@@ -25,6 +25,7 @@ import { grantFormRole } from '../forms/grants.ts';
 import { deleteExportsOfForms, lockFormExports } from '../exports/stored-exports-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
 import { projectToApi } from './to-api.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** A project as shown: the caller's role on it and whether they see all of it. */
 type ShownProject = Pick<ProjectGrant, 'project' | 'role' | 'full'>;
@@ -114,9 +115,7 @@ export async function createProject(ctx: RequestContext, input: ProjectFieldsInp
   if (!canAddToAccount(ctx.actor, owner.id, await orgRoleFor(ctx, owner.id))) {
     throw errors.noRightToCreateProjectIn(owner.username);
   }
-  const id = await ctx.db
-    .transaction()
-    .execute(async (trx) => {
+  const id = await inTransaction(ctx.db, async (trx) => {
       const projectId = await repo.insertProject(trx, { name, owner_id: owner.id, created_by: actor.id, metadata, shared, now: ctx.clock.now() });
       await repo.setProjectRole(trx, projectId, owner.id, 'owner');
       if (actor.id !== owner.id) await repo.setProjectRole(trx, projectId, actor.id, 'owner');
@@ -232,9 +231,7 @@ export async function updateProject(ctx: RequestContext, rawId: string, input: P
     if (clashes.length) throw errors.idStringExistsInAccount();
   }
   const now = ctx.clock.now();
-  await ctx.db
-    .transaction()
-    .execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
       await repo.updateProject(trx, project.id, {
         date_modified: now,
         ...(name !== undefined ? { name } : {}),
@@ -260,7 +257,7 @@ export async function deleteProject(ctx: RequestContext, rawId: string): Promise
   const actor = requireUser(ctx.actor);
   const { project } = await requireProject(ctx, rawId, 'delete_project');
   const now = ctx.clock.now();
-  const files = await ctx.db.transaction().execute(async (trx) => {
+  const files = await inTransaction(ctx.db, async (trx) => {
     for (const formId of await forms.listProjectFormIds(trx, project.id, false)) await lockFormExports(trx, formId);
     await forms.softDeleteForms(trx, { projectId: project.id }, actor.id, now);
     await repo.softDeleteProject(trx, project.id, actor.id, now);
@@ -335,7 +332,7 @@ export async function shareProject(ctx: RequestContext, rawId: string, input: Sh
       throw errors.projectRoleOfHigherUser();
     }
   }
-  await ctx.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.db, async (trx) => {
     for (const user of users) {
       if (remove) {
         await repo.removeProjectRole(trx, project.id, user.id);

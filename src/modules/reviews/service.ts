@@ -12,6 +12,7 @@ import * as repo from './repository.ts';
 import { queueReviewedRecords } from '../restservices/repository.ts';
 import { reviewToApi } from './to-api.ts';
 import { fieldErrorsOf } from '../shared/field-errors.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 /** The most reviews one bulk request may create. */
 export const MAX_BULK_REVIEWS = 1000;
@@ -81,7 +82,7 @@ export async function createReviews(ctx: RequestContext, request: CreateReviewsI
   if (![...targets.values()].every((t) => standingOn(ctx, t).reviews)) throw errors.permissionDenied();
 
   const now = ctx.clock.now();
-  const created = await ctx.db.transaction().execute(async (trx) => {
+  const created = await inTransaction(ctx.db, async (trx) => {
     await repo.lockInstances(trx, ids);
     const reviewIds: number[] = [];
     for (const input of read) {
@@ -168,7 +169,7 @@ export async function updateReview(ctx: RequestContext, rawId: string, input: Re
   const row = await loadChangeableReview(ctx, rawId);
   if (Object.keys(input.fieldErrors).length > 0) throw errors.invalidFields(fieldErrorsOf(input));
   const now = ctx.clock.now();
-  const changed = await ctx.db.transaction().execute(async (trx) => {
+  const changed = await inTransaction(ctx.db, async (trx) => {
     await repo.lockInstances(trx, [row.instance_id]);
     const current = await repo.lockLiveReview(trx, row.id);
     if (!current) return false;
@@ -195,7 +196,7 @@ export async function deleteReview(ctx: RequestContext, rawId: string): Promise<
   const actor = requireUser(ctx.actor);
   const row = await loadChangeableReview(ctx, rawId);
   const now = ctx.clock.now();
-  const deleted = await ctx.db.transaction().execute(async (trx) => {
+  const deleted = await inTransaction(ctx.db, async (trx) => {
     await repo.lockInstances(trx, [row.instance_id]);
     if (!(await repo.softDeleteReview(trx, row.id, actor.id, now))) return false;
     await repo.refreshRecordReviewKeys(trx, [row.instance_id], now);

@@ -15,6 +15,7 @@ import * as repo from './repository.ts';
 import { buildFormModel } from '../../lib/form-model/model.ts';
 import { parseInstance } from '../../lib/instance-xml.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export interface DataQuery extends PageRequest {
   query?: string | undefined;
@@ -277,7 +278,7 @@ export async function deleteRecord(ctx: RequestContext, rawId: string, rawDataId
   const dataId = parseDataId(rawDataId);
   if (!allows('delete_submission')) throw errors.noDeletePermission();
   const submittedBy = writeScope === 'own' ? actor.id : undefined;
-  const deleted = await ctx.db.transaction().execute(async (trx) => {
+  const deleted = await inTransaction(ctx.db, async (trx) => {
     const done = await repo.softDeleteInstance(trx, form.id, dataId, actor.id, ctx.clock.now(), submittedBy);
     if (done) await repo.refreshFormCounters(trx, form.id);
     return done;
@@ -311,7 +312,7 @@ export async function deleteRecords(ctx: RequestContext, rawId: string, input: D
   const { all, ids } = input;
   if (!all && ids.length === 0) throw errors.dataIdsMissing();
   if (ids.some((id) => !/^\d{1,9}$/.test(id))) throw errors.invalidDataId();
-  const count = await ctx.db.transaction().execute(async (trx) => {
+  const count = await inTransaction(ctx.db, async (trx) => {
     const n = await repo.softDeleteInstances(trx, form.id, all ? 'all' : ids.map(Number), actor.id, ctx.clock.now(), submittedBy);
     if (n > 0) await repo.refreshFormCounters(trx, form.id);
     return n;

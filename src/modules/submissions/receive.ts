@@ -19,6 +19,7 @@ import * as repo from './repository.ts';
 import { queueDeliveries } from '../restservices/repository.ts';
 import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';
 import { insertRememberedBatched } from './insert-batch.ts';
+import { inTransaction } from '../../platform/db.ts';
 
 export interface UploadedMedia {
   name: string;
@@ -321,7 +322,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
   }
   if (recheck) return undefined;
 
-  const outcome = await ctx.db.transaction().execute(async (trx) => {
+  const outcome = await inTransaction(ctx.db, async (trx) => {
     let instanceId: number;
     let kind: SubmissionOutcome['kind'];
     if (meta.deprecatedUuid) await repo.lockInstanceUuid(trx, form.id, meta.deprecatedUuid);
