@@ -14,8 +14,7 @@ import {
 import type pg from 'pg';
 import { loadPg } from './pg-module.ts';
 import type { Schema } from './schema.ts';
-import { PGliteDriver } from './pglite-driver.ts';
-import { PREPARED_MARKER } from './pglite-statements.ts';
+import { PREPARED_MARKER } from './prepared-marker.ts';
 import { initialiseInChildProcess } from './pglite-init.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './dir-lock.ts';
 
@@ -127,6 +126,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // (bench/RESULTS.md, 2026-11-26). Set before PGlite compiles its module.
   setFlagsFromString('--liftoff-only');
   const { PGlite, types } = await import('@electric-sql/pglite');
+  // The driver loads PGlite's protocol code, which a server on PostgreSQL never needs.
+  const { PGliteDriver } = await import('./pglite-driver.ts');
   let lock: DirectoryLock | undefined;
   let dataDir = options.pgliteDir;
   if (!dataDir.startsWith('memory://')) {

@@ -9,7 +9,12 @@
 // a kept statement switches to a generic plan after five runs and keeps it until its tables are
 // analysed, which nothing does on PGlite, so a plan chosen while a table was nearly empty stayed
 // in force as it grew (a project listing took 20 s instead of 0.2 s at 10,000 projects).
-import { parse as pgliteParse, protocol, type PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
+import { PREPARED_MARKER } from './prepared-marker.ts';
+
+// Loaded dynamically, as db.ts loads this module only for a server on PGlite: the bundle hoists a
+// static import of a package to its top, which loaded PGlite's JavaScript on PostgreSQL too.
+const { parse: pgliteParse, protocol } = await import('@electric-sql/pglite');
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 
@@ -27,9 +32,6 @@ export interface StatementResult {
 }
 
 const { serialize } = protocol;
-
-/** Marks a statement kept prepared under a name (also on PostgreSQL, see db.ts). */
-export const PREPARED_MARKER = /^\/\* prepared:([\w-]+) \*\//;
 
 /** Statement names are unique in the process, so two sets on one session never collide. */
 let statementCounter = 0;

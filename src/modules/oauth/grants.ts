@@ -1,7 +1,7 @@
 // The OAuth 2 protocol endpoints' use cases: the authorization request (checked before the
 // consent page, then decided through the library), the token endpoint (through the library)
 // and token revocation (RFC 7009, which the library lacks).
-import OAuth2Server from '@node-oauth/oauth2-server';
+import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppDeps } from '../../context.ts';
 import { sha256 } from '../../platform/secrets.ts';
 import type { UserRow } from '../accounts/repository.ts';
@@ -14,6 +14,7 @@ import {
   revokeRefreshToken,
   type ApplicationRow,
 } from './repository.ts';
+import { loadOAuthLibrary, type OAuthLibrary } from './library.ts';
 
 /** Request parameters as single strings; `repeated` names one given more than once (RFC 6749 §3.1). */
 export interface OAuthParams {
@@ -113,14 +114,14 @@ export async function checkAuthorizationRequest(deps: AppDeps, params: OAuthPara
   return { kind: 'consent', application, scopes, params: forward };
 }
 
-function isOAuthError(error: unknown): error is OAuth2Server.OAuthError {
-  return error instanceof OAuth2Server.OAuthError;
+function isOAuthError(library: OAuthLibrary, error: unknown): error is OAuth2Server.OAuthError {
+  return error instanceof library.OAuthError;
 }
 
 /** A library error that is our fault: its cause goes to the error handler (500, logged). */
-function rethrowServerError(error: unknown): void {
-  if (!isOAuthError(error) || error.code >= 500) {
-    const inner: unknown = isOAuthError(error) ? (error as { inner?: unknown }).inner : undefined;
+function rethrowServerError(library: OAuthLibrary, error: unknown): void {
+  if (!isOAuthError(library, error) || error.code >= 500) {
+    const inner: unknown = isOAuthError(library, error) ? (error as { inner?: unknown }).inner : undefined;
     throw inner ?? error;
   }
 }
@@ -134,23 +135,24 @@ export async function decideAuthorization(deps: AppDeps, user: UserRow, params: 
     const { redirect_uri: redirectUri = '', state } = check.params;
     return errorRedirect(redirectUri, 'access_denied', 'The user denied access to the application.', state);
   }
-  const server = new OAuth2Server({
-    model: createModel(deps, 'authorize'),
+  const library = await loadOAuthLibrary();
+  const server = new library({
+    model: createModel(deps, 'authorize', library),
     authorizationCodeLifetime: deps.config.oauthAuthorizationCodeSeconds,
     allowEmptyState: true,
     authenticateHandler: { handle: () => user },
   });
-  const request = new OAuth2Server.Request({
+  const request = new library.Request({
     method: 'POST',
     headers: {},
     query: {},
     body: { ...check.params },
   });
-  const response = new OAuth2Server.Response();
+  const response = new library.Response();
   try {
     await server.authorize(request, response);
   } catch (error) {
-    rethrowServerError(error);
+    rethrowServerError(library, error);
     const location: unknown = response.get('location');
     if (typeof location === 'string') return { kind: 'redirect', location };
     const oauthError = error as OAuth2Server.OAuthError;
@@ -198,8 +200,9 @@ export async function issueToken(deps: AppDeps, request: ClientRequest): Promise
   if (grantType && !(SUPPORTED_GRANT_TYPES as readonly string[]).includes(grantType)) {
     return oauthError(400, 'unsupported_grant_type', 'Unsupported grant type: use authorization_code or refresh_token.');
   }
-  const server = new OAuth2Server({
-    model: createModel(deps, 'token'),
+  const library = await loadOAuthLibrary();
+  const server = new library({
+    model: createModel(deps, 'token', library),
     accessTokenLifetime: deps.config.oauthAccessTokenSeconds,
     // Required by the library; the model keeps refresh tokens by its own setting.
     refreshTokenLifetime: deps.config.oauthRefreshTokenSeconds ?? 10 * 365 * 86400,
@@ -207,8 +210,8 @@ export async function issueToken(deps: AppDeps, request: ClientRequest): Promise
     requireClientAuthentication: { authorization_code: false, refresh_token: false },
     alwaysIssueNewRefreshToken: true,
   });
-  const libraryRequest = new OAuth2Server.Request({ method: 'POST', headers: { ...request.headers }, query: {}, body: { ...request.params.values } });
-  const response = new OAuth2Server.Response();
+  const libraryRequest = new library.Request({ method: 'POST', headers: { ...request.headers }, query: {}, body: { ...request.params.values } });
+  const response = new library.Response();
   try {
     const token = await server.token(libraryRequest, response);
     return {
@@ -223,7 +226,7 @@ export async function issueToken(deps: AppDeps, request: ClientRequest): Promise
       },
     };
   } catch (error) {
-    rethrowServerError(error);
+    rethrowServerError(library, error);
     const failure = error as OAuth2Server.OAuthError;
     // A redirect_uri other than the one the code was issued for makes the grant itself invalid
     // (RFC 6749 §5.2: it "does not match the redirection URI used in the authorization

@@ -4,7 +4,7 @@
 // only loads and saves, and adds our policies: client authentication by type, PKCE required for
 // public clients, our scopes and lifetimes measured on our clock.
 import { timingSafeEqual } from 'node:crypto';
-import OAuth2Server from '@node-oauth/oauth2-server';
+import type OAuth2Server from '@node-oauth/oauth2-server';
 import type { AppDeps } from '../../context.ts';
 import { sha256 } from '../../platform/secrets.ts';
 import { findActiveUserById, type UserRow } from '../accounts/repository.ts';
@@ -23,6 +23,7 @@ import {
   type ApplicationRow,
 } from './repository.ts';
 import { inTransaction } from '../../platform/db.ts';
+import type { OAuthLibrary } from './library.ts';
 
 /** onadata's OAUTH2_PROVIDER.SCOPES; a request without a scope gets all of them. */
 export const SCOPES = { read: 'Read scope', write: 'Write scope', groups: 'Access to your groups' } as const;
@@ -81,15 +82,15 @@ export async function authenticateClient(deps: AppDeps, clientId: string, secret
 }
 
 /** The library passes our own user objects back to us untyped. */
-function userIdOf(user: OAuth2Server.User): number {
+function userIdOf(library: OAuthLibrary, user: OAuth2Server.User): number {
   const id: unknown = user['id'];
-  if (typeof id !== 'number') throw new OAuth2Server.ServerError('Server error: user has no id');
+  if (typeof id !== 'number') throw new library.ServerError('Server error: user has no id');
   return id;
 }
 
-function applicationIdOf(client: OAuth2Server.Client): number {
+function applicationIdOf(library: OAuthLibrary, client: OAuth2Server.Client): number {
   const id: unknown = client['applicationId'];
-  if (typeof id !== 'number') throw new OAuth2Server.ServerError('Server error: client has no application id');
+  if (typeof id !== 'number') throw new library.ServerError('Server error: client has no application id');
   return id;
 }
 
@@ -113,7 +114,7 @@ export type GatherModel = OAuth2Server.AuthorizationCodeModel & OAuth2Server.Ref
  * The model for one request. `authorize` looks clients up by id alone (the user is the one
  * authenticated there); `token` authenticates them.
  */
-export function createModel(deps: AppDeps, purpose: ModelPurpose): GatherModel {
+export function createModel(deps: AppDeps, purpose: ModelPurpose, library: OAuthLibrary): GatherModel {
   const { config } = deps;
   return {
     async getClient(clientId, clientSecret) {
@@ -135,7 +136,7 @@ export function createModel(deps: AppDeps, purpose: ModelPurpose): GatherModel {
 
     async saveAuthorizationCode(code, client, user) {
       if (client['clientType'] === 'public' && !code.codeChallenge) {
-        throw new OAuth2Server.InvalidRequestError('PKCE code_challenge is required for public clients.');
+        throw new library.InvalidRequestError('PKCE code_challenge is required for public clients.');
       }
       const now = deps.clock.now();
       await deleteExpiredAuthorizationCodes(deps.db, now);
@@ -143,8 +144,8 @@ export function createModel(deps: AppDeps, purpose: ModelPurpose): GatherModel {
       const expiresAt = secondsFrom(now, config.oauthAuthorizationCodeSeconds);
       await insertAuthorizationCode(deps.db, {
         code_hash: sha256(code.authorizationCode),
-        application_id: applicationIdOf(client),
-        user_id: userIdOf(user),
+        application_id: applicationIdOf(library, client),
+        user_id: userIdOf(library, user),
         redirect_uri: code.redirectUri,
         scope: (code.scope ?? []).join(' '),
         code_challenge: code.codeChallenge ?? null,
@@ -176,8 +177,8 @@ export function createModel(deps: AppDeps, purpose: ModelPurpose): GatherModel {
     async saveToken(token, client, user) {
       const now = deps.clock.now();
       const scope = (token.scope ?? []).join(' ');
-      const applicationId = applicationIdOf(client);
-      const userId = userIdOf(user);
+      const applicationId = applicationIdOf(library, client);
+      const userId = userIdOf(library, user);
       await inTransaction(deps.db, async (trx) => {
         const access = await insertAccessToken(trx, {
           token_hash: sha256(token.accessToken),
