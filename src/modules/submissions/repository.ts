@@ -501,18 +501,10 @@ export interface SubmitFacts {
   role: string | null;
 }
 
-/**
- * insertInstanceCounted, but only if every fact of a remembered submit decision still holds, read
- * in the same statement: the form is live, unchanged (definition, version, settings) and still the
- * owner's, the owner active with the same require_auth (and the same username when the URL named
- * it), and the caller's role on the form the same. `allowed: false` stores nothing; then the
- * caller decides again from the database.
- */
-export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInstance, facts: SubmitFacts): Promise<{ allowed: boolean; id: number | undefined }> {
-  const geo = instance.has_geopoint ? 1 : 0;
+/** Whether every fact of a remembered submit decision still holds (one row, `allowed`). */
+function stillAllowed(facts: SubmitFacts): RawBuilder<unknown> {
   const { form } = facts;
-  const result = await sql<{ allowed: boolean; id: number | null }>`/* prepared:insert_instance_if_still_allowed */
-    WITH still AS (
+  return sql`
       SELECT EXISTS (
         SELECT 1 FROM forms f JOIN users o ON o.id = f.owner_id
         WHERE f.id = ${form.id}::int AND f.owner_id = ${form.owner_id}::int AND f.deleted_at IS NULL AND o.is_active
@@ -523,7 +515,20 @@ export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInst
           AND (${facts.actorId}::int IS NULL OR
                (SELECT r.role FROM form_roles r WHERE r.form_id = f.id AND r.user_id = ${facts.actorId}::int) IS NOT DISTINCT FROM ${facts.role}::text)
       ) AS allowed
-    ), ins AS (
+`;
+}
+
+/**
+ * insertInstanceCounted, but only if every fact of a remembered submit decision still holds, read
+ * in the same statement: the form is live, unchanged (definition, version, settings) and still the
+ * owner's, the owner active with the same require_auth (and the same username when the URL named
+ * it), and the caller's role on the form the same. `allowed: false` stores nothing; then the
+ * caller decides again from the database.
+ */
+export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInstance, facts: SubmitFacts): Promise<{ allowed: boolean; id: number | undefined }> {
+  const geo = instance.has_geopoint ? 1 : 0;
+  const result = await sql<{ allowed: boolean; id: number | null }>`/* prepared:insert_instance_if_still_allowed */
+    WITH still AS (${stillAllowed(facts)}), ins AS (
       INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
       SELECT ${instance.form_id}::int, ${instance.uuid}::text, ${instance.xml}::text, ${instance.json}::jsonb, ${instance.version}::text, ${instance.submitted_by}::int,
              ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool,
@@ -559,18 +564,7 @@ export async function insertInstancesIfStillAllowed(
   const { form } = facts;
   if (instances.some((instance) => instance.form_id !== form.id)) throw new Error('a batch of submissions is for one form');
   const result = await sql<{ allowed: boolean; stored: Array<{ uuid: string; id: number }> | null }>`/* prepared:insert_instances_if_still_allowed */
-    WITH still AS (
-      SELECT EXISTS (
-        SELECT 1 FROM forms f JOIN users o ON o.id = f.owner_id
-        WHERE f.id = ${form.id}::int AND f.owner_id = ${form.owner_id}::int AND f.deleted_at IS NULL AND o.is_active
-          AND f.hash = ${form.hash}::text AND f.version = ${form.version}::text AND f.id_string = ${form.id_string}::text
-          AND f.downloadable AND f.require_auth = ${form.require_auth}::bool AND f.shared = ${form.shared}::bool AND f.encrypted = ${form.encrypted}::bool
-          AND o.require_auth = ${facts.ownerRequireAuth}::bool
-          AND (${facts.ownerLogin}::text IS NULL OR lower(o.username) = ${facts.ownerLogin}::text)
-          AND (${facts.actorId}::int IS NULL OR
-               (SELECT r.role FROM form_roles r WHERE r.form_id = f.id AND r.user_id = ${facts.actorId}::int) IS NOT DISTINCT FROM ${facts.role}::text)
-      ) AS allowed
-    ), batch AS (
+    WITH still AS (${stillAllowed(facts)}), batch AS (
       SELECT * FROM unnest(
         ${instances.map((i) => i.uuid)}::text[], ${instances.map((i) => i.xml)}::text[], ${instances.map((i) => i.json)}::text[],
         ${instances.map((i) => i.version)}::text[], ${instances.map((i) => i.submitted_by)}::int[], ${instances.map((i) => i.date_created)}::timestamptz[],
