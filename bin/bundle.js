@@ -12,7 +12,7 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /**
  * Packages bundled in rather than loaded from node_modules: both are ES modules of hundreds of
- * small files each (kysely 262, typebox 373 at start), and a module loaded on its own holds its
+ * small files each, and a module loaded on its own holds its
  * source and records for the life of the process. Bundled, they are only the code the server
  * uses: less live heap at start (bench/RESULTS.md, 2026-11-28).
  */

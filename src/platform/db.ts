@@ -80,7 +80,6 @@ export interface DatabaseOptions {
   pgliteTemplate?: Blob | undefined;
 }
 
-
 /**
  * A hot statement whose text starts with `/* prepared:NAME *\/` is prepared once per pg connection
  * and then only bound and executed: PostgreSQL skips parsing and planning it again, which is most
@@ -103,8 +102,8 @@ function prepareMarkedStatements(client: pg.PoolClient): void {
  * WebAssembly heap, which is written through at start and never shrinks: the default 128MB of
  * buffers was most of the idle server's memory. Scans (exports) go through a small ring of buffers
  * whatever this is, the operating system caches the data files below it, and the heap grows as
- * far as maintenance_work_mem during an index build. 8MB of buffers held 10-13 MB less than 16MB,
- * and ingest cost the same in alternated runs on a quiet machine (bench/RESULTS.md, 2026-11-28).
+ * far as maintenance_work_mem during an index build. 8MB of buffers held less than 16MB and ingest
+ * cost the same in alternated runs on a quiet machine (bench/RESULTS.md, 2026-11-28).
  * PGlite has one connection: the lock and process tables sized for PostgreSQL's default 100
  * connections and 10 WAL senders would be memory for nothing.
  */

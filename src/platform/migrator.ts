@@ -3,9 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { Db } from './db.ts';
+import { inTransaction, type Db } from './db.ts';
 import { PROJECT_ROOT } from './project-root.ts';
-import { inTransaction } from './db.ts';
 
 const MIGRATIONS_DIR = join(PROJECT_ROOT, 'migrations') + '/';
 const LOCK_ID = 7_306_118; // arbitrary, constant for Gather

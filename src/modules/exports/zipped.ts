@@ -12,14 +12,14 @@ import { zipOnePassChunks } from '../../lib/writers/zip/one-pass.ts';
 import { sectionBatches } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
 
-/** Deflate level of csvzip: level 1 made a savzip of 1,000,000 records 66% larger. */
+/** Deflate level of csvzip: level 1 made the files far larger (bench/RESULTS.md). */
 const ZIP_LEVEL = 6;
 
 /**
  * Deflate level of savzip. A .sav case is mostly runs of the same command byte (blank slots of
- * 255-byte strings), on which level 6's lazy matching walks long hash chains: by `perf` it took
- * about 30% of the export's CPU. Level 3 (the fastest levels' greedy matching, longer chains than
- * level 1) costs well under half of that for files about a quarter larger (bench/RESULTS.md).
+ * 255-byte strings), on which level 6's lazy matching walks long hash chains, a large share of the
+ * export's CPU by `perf`. Level 3 (the fastest levels' greedy matching, longer chains than level 1)
+ * costs far less for somewhat larger files (figures: bench/RESULTS.md, 2026-11-28).
  */
 const SAV_ZIP_LEVEL = 3;
 

@@ -5,7 +5,7 @@ import { convertAsync, type ConvertSuccess } from '../../../packages/xlsform/src
 import type { RequestContext } from '../../context.ts';
 import { errors } from '../../errors.ts';
 import { DEFAULT_META_PERMS } from '../../access/roles.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import type { UserRow } from '../accounts/repository.ts';
 import { putBlob } from '../blobs/repository.ts';
 import { listProjectMembers, findLiveProject } from '../projects/repository.ts';
@@ -13,7 +13,6 @@ import { defaultProjectIn } from '../projects/service.ts';
 import * as repo from './repository.ts';
 import { grantFormRole } from './grants.ts';
 import { stampXForm } from './xform-stamp.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 export interface FormSource {
   fileName: string;

@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { TransientJobError, type JobContext } from '../../jobs/registry.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import { findFormDefinition, findLiveForm } from '../forms/repository.ts';
 import * as repo from './repository.ts';
 import { importDirectly, ImportRefused, readRows, stageImport, type ImportSummary, type ImportTarget } from './pipeline.ts';
@@ -19,7 +19,6 @@ import { IMPORT_JOB, lookupConnection, type ImportJobPayload } from './service.t
 import { makeTempDir } from './upload.ts';
 import { CsvRowCounter } from './readers/csv.ts';
 import { countXlsxRows } from './readers/xlsx.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 /** Copies the job's stored file to `path`, showing each piece to `onPiece` on its way. */
 async function spoolStoredFile(db: DbOrTx, importId: string, path: string, onPiece: (piece: Uint8Array) => void): Promise<void> {

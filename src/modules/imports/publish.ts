@@ -8,11 +8,10 @@
 // crash never leaves part of a file imported. While it runs (seconds for tens of thousands of
 // rows), readers may see part of the import arrive; a one-statement switch was measured too
 // slow for that (about 0.2 ms a record: an UPDATE making 3,000 hidden records visible took 0.6 s).
-import type { Db, DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type Db, type DbOrTx } from '../../platform/db.ts';
 import * as repo from './repository.ts';
 import { finishImport, IMPORTED_STATUS, ImportRefused, type ImportSummary, type ImportTarget, type StageOutcome } from './pipeline.ts';
 import { importRefusals } from '../../errors.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 /** Staged rows (or deleted records, for overwrite) per transaction: tens of milliseconds each. */
 const PUBLISH_BATCH = 250;

@@ -11,11 +11,10 @@ import { requireForm, type FormGrant } from '../../access/load.ts';
 import { findFormDefinition } from '../forms/repository.ts';
 import * as repo from './repository.ts';
 import type { AppDeps } from '../../context.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import { importDirectly, ImportRefused, readRows, type ImportFileKind, type ImportSummary, type ImportTarget } from './pipeline.ts';
 import { sniffFile } from './readers/sniff.ts';
 import type { SpooledFile, SpooledUpload } from './upload.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 export const IMPORT_JOB = 'imports.run';
 /** Pieces in which a job's file is kept in the database. */

@@ -55,7 +55,6 @@ function stringJson(text: string): string {
  * values makes no string per value, per concatenation and per flattening, which were most of
  * what a page allocated and so most of its garbage collection (bench/RESULTS.md).
  */
-/** An entity's JSON as UTF-8, written into one buffer that each entity reuses. */
 class ByteWriter extends Utf8Builder {
   constructor() {
     super(16 * 1024);

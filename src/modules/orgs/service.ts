@@ -9,10 +9,9 @@ import * as accounts from '../accounts/repository.ts';
 import { gravatarUrl } from '../accounts/to-api.ts';
 import { addError, splitName } from '../accounts/validation.ts';
 import { fieldErrorsOf } from '../shared/field-errors.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import { setProjectRole } from '../projects/repository.ts';
 import * as repo from './repository.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 const userUrl = (baseUrl: string, username: string): string => `${baseUrl}/api/v1/users/${encodeURIComponent(username)}`;
 

@@ -1,6 +1,6 @@
 // Project use cases: create, list, read, update, delete, share, labels and stars.
 import type { RequestContext } from '../../context.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import { errors, type FieldErrors } from '../../errors.ts';
 import {
   canAddToAccount,
@@ -25,7 +25,6 @@ import { grantFormRole } from '../forms/grants.ts';
 import { deleteExportsOfForms, lockFormExports } from '../exports/stored-exports-repository.ts';
 import { removeExportFiles } from '../exports/files.ts';
 import { projectToApi } from './to-api.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 /** A project as shown: the caller's role on it and whether they see all of it. */
 type ShownProject = Pick<ProjectGrant, 'project' | 'role' | 'full'>;

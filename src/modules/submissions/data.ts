@@ -76,8 +76,8 @@ function* textPieces(texts: readonly string[], more: boolean): Generator<Buffer>
 
 /**
  * Records read and sent per database round trip while a list streams. Two chunks are held at a
- * time (one sent, the next read ahead): 2,000 listed 100,000 records about a tenth faster than
- * 1,000, for about 15 MB more at the peak (bench/RESULTS.md, 2026-11-28).
+ * time (one sent, the next read ahead): 2,000 listed faster than 1,000, for a little more memory
+ * at the peak (bench/RESULTS.md, 2026-11-28).
  */
 const CHUNK = 2000;
 

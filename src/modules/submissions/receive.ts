@@ -7,7 +7,7 @@ import { isAuthenticated } from '../../access/index.ts';
 import { callerFormRole, formStanding } from '../../access/load.ts';
 import type { Role } from '../../access/roles.ts';
 import { isoTimestamp } from '../../platform/clock.ts';
-import type { DbOrTx } from '../../platform/db.ts';
+import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
 import { putBlob, type BlobContent } from '../blobs/repository.ts';
 import * as forms from '../forms/repository.ts';
@@ -19,7 +19,6 @@ import * as repo from './repository.ts';
 import { queueDeliveries } from '../restservices/repository.ts';
 import { SubmissionTargets, type SubmissionAccess } from './target-cache.ts';
 import { insertRememberedBatched } from './insert-batch.ts';
-import { inTransaction } from '../../platform/db.ts';
 
 export interface UploadedMedia {
   name: string;
