@@ -152,7 +152,16 @@ test('a data manager sorts, filters, reviews and deletes records, and finds them
     await page.getByText('Firefox, Chrome').waitFor();
     const photo = page.getByRole('img', { name: /^Photo: house-1\.png$/ });
     await photo.waitFor();
-    await page.waitForFunction('[...document.images].some((img) => img.complete && img.naturalWidth === 48)');
+    // Polled from here: waitForFunction evals its predicate in the page, which the app's CSP refuses.
+    const loaded = (): Promise<boolean> =>
+      photo.evaluate((element) => {
+        const img = element as unknown as { complete: boolean; naturalWidth: number };
+        return img.complete && img.naturalWidth === 48;
+      });
+    for (let tries = 0; !(await loaded()); tries++) {
+      assert.ok(tries < 200, 'the photo loads at its natural width of 48 px');
+      await page.waitForTimeout(100);
+    }
     await page.getByRole('radio', { name: 'Approved' }).check();
     await page.getByRole('textbox', { name: 'Note' }).fill('Checked against the paper form.');
     await page.getByRole('button', { name: 'Save review' }).click();
