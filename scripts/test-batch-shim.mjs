@@ -19,6 +19,38 @@ export function replay(calls) {
   for (const [kind, args] of calls) nodeTest[kind](...args);
 }
 
+const hookKinds = new Set(['before', 'after', 'beforeEach', 'afterEach']);
+
+/**
+ * Makes the recorded calls with the tests in reverse order, hooks first, and the same inside each
+ * suite (scripts/test-alone.mjs --reverse): a test that needs what an earlier one left behind
+ * fails. A suite's callback runs while its suite is built, so its calls are recorded then.
+ */
+export function replayReversed(calls) {
+  for (const [kind, args] of calls) if (hookKinds.has(kind)) nodeTest[kind](...args);
+  const rest = calls.filter(([kind]) => !hookKinds.has(kind)).reverse();
+  for (const [kind, args] of rest) nodeTest[kind](...(kind === 'describe' || kind === 'suite' ? reversedSuite(args) : args));
+}
+
+function reversedSuite(args) {
+  const at = args.findIndex((arg) => typeof arg === 'function');
+  if (at === -1) return args;
+  const build = args[at];
+  const copy = [...args];
+  copy[at] = (...suiteArgs) => {
+    const inner = [];
+    const outer = recording;
+    recording = inner;
+    try {
+      build(...suiteArgs);
+    } finally {
+      recording = outer;
+    }
+    replayReversed(inner);
+  };
+  return copy;
+}
+
 function forwarding(kind) {
   return (...args) => {
     if (recording) recording.push([kind, args]);

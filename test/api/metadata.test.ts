@@ -4,13 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUser, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
-import { HOUSEHOLD_CSV } from '../fixtures/submissions.ts';
+import { householdCsv } from '../fixtures/submissions.ts';
 
 let server: TestServer;
 let bob: TestUser;
 let eddie: TestUser;
 let sam: TestUser;
-let formId: number;
 
 type Json = Record<string, unknown>;
 const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, user?: TestUser, payload?: Json) =>
@@ -21,19 +20,29 @@ before(async () => {
   bob = await createUser(server.app, 'bob');
   eddie = await createUser(server.app, 'eddie');
   sam = await createUser(server.app, 'sam');
-  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
-  const shared = await call('POST', `/api/v1/forms/${formId}/share`, bob, { username: eddie.username, role: 'editor' });
-  assert.equal(shared.statusCode, 204, shared.body);
 });
 after(() => server.close());
 
-describe('/api/v1/metadata', () => {
-  let reviewEntry: Json;
+/** A form of bob's own to each test, with eddie as its editor. */
+let forms = 0;
+async function sharedForm(): Promise<number> {
+  const id = await publishForm(server.app, bob, formFile(householdCsv(`household_${++forms}`), 'household.csv'));
+  const shared = await call('POST', `/api/v1/forms/${id}/share`, bob, { username: eddie.username, role: 'editor' });
+  assert.equal(shared.statusCode, 204, shared.body);
+  return id;
+}
 
+/** Review enabled on the form: its metadata entry. */
+async function enableReview(formId: number): Promise<Json> {
+  const res = await call('POST', '/api/v1/metadata', bob, { xform: formId, data_type: 'submission_review', data_value: 'true' });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<Json>();
+}
+
+describe('/api/v1/metadata', () => {
   test('an owner enables review on a form: 201 in onadata’s shape, shown in the form’s metadata', async () => {
-    const res = await call('POST', '/api/v1/metadata', bob, { xform: formId, data_type: 'submission_review', data_value: 'true' });
-    assert.equal(res.statusCode, 201, res.body);
-    reviewEntry = res.json<Json>();
+    const formId = await sharedForm();
+    const reviewEntry = await enableReview(formId);
     assert.deepEqual(Object.keys(reviewEntry), ['id', 'xform', 'data_value', 'data_type', 'data_file', 'extra_data', 'data_file_type', 'media_url', 'file_hash', 'url', 'date_created']);
     assert.equal(reviewEntry['xform'], formId);
     assert.equal(reviewEntry['url'], `http://testserver/api/v1/metadata/${String(reviewEntry['id'])}`);
@@ -46,16 +55,22 @@ describe('/api/v1/metadata', () => {
   });
 
   test('list by form, retrieve; strangers see nothing', async () => {
+    // A user of their own: the list without ?xform= holds everything eddie may read.
+    const erin = await createUser(server.app, 'erin');
+    const formId = await publishForm(server.app, bob, formFile(householdCsv('household_listed'), 'household.csv'));
+    assert.equal((await call('POST', `/api/v1/forms/${formId}/share`, bob, { username: erin.username, role: 'editor' })).statusCode, 204);
+    const reviewEntry = await enableReview(formId);
     const list = await call('GET', `/api/v1/metadata?xform=${formId}`, bob);
     assert.deepEqual(list.json<Json[]>().map((m) => m['data_type']), ['xform_meta_perms', 'submission_review']);
-    assert.deepEqual((await call('GET', '/api/v1/metadata', eddie)).json<Json[]>().map((m) => m['data_type']), ['xform_meta_perms', 'submission_review']);
+    assert.deepEqual((await call('GET', '/api/v1/metadata', erin)).json<Json[]>().map((m) => m['data_type']), ['xform_meta_perms', 'submission_review']);
     assert.deepEqual((await call('GET', '/api/v1/metadata', sam)).json(), []);
     assert.equal((await call('GET', `/api/v1/metadata?xform=${formId}`, sam)).statusCode, 404);
-    assert.deepEqual((await call('GET', `/api/v1/metadata/${String(reviewEntry['id'])}`, eddie)).json(), reviewEntry);
+    assert.deepEqual((await call('GET', `/api/v1/metadata/${String(reviewEntry['id'])}`, erin)).json(), reviewEntry);
     assert.equal((await call('GET', `/api/v1/metadata/${String(reviewEntry['id'])}`, sam)).statusCode, 404);
   });
 
   test('bad input and unsupported entries get 400s that say why', async () => {
+    const formId = await sharedForm();
     const cases: Array<[Json, unknown]> = [
       [{ xform: formId, data_type: 'nonsense', data_value: 'x' }, { data_type: ['"nonsense" is not a valid choice.'] }],
       [{ xform: formId, data_type: 'source' }, { data_value: ['This field is required.'] }],
@@ -72,6 +87,7 @@ describe('/api/v1/metadata', () => {
   });
 
   test('meta permissions re-map the roles of the form’s members; one set per form, owners and managers only', async () => {
+    const formId = await sharedForm();
     const roleOf = async (username: string) =>
       (await call('GET', `/api/v1/forms/${formId}`, bob)).json<{ users: Json[] }>().users.find((u) => u['user'] === username)?.['role'];
     const perms = (await call('GET', `/api/v1/metadata?xform=${formId}`, bob)).json<Json[]>().find((m) => m['data_type'] === 'xform_meta_perms');
@@ -99,6 +115,8 @@ describe('/api/v1/metadata', () => {
   });
 
   test('editors may change an entry’s value but not add or delete entries; anonymous gets 401', async () => {
+    const formId = await sharedForm();
+    const reviewEntry = await enableReview(formId);
     assert.equal((await call('POST', '/api/v1/metadata', eddie, { xform: formId, data_type: 'source', data_value: 'x' })).statusCode, 403);
     assert.equal((await call('POST', '/api/v1/metadata', sam, { xform: formId, data_type: 'source', data_value: 'x' })).statusCode, 400);
     assert.equal((await call('POST', '/api/v1/metadata', undefined, { xform: formId, data_type: 'source', data_value: 'x' })).statusCode, 401);

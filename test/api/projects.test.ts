@@ -236,7 +236,6 @@ describe('POST /api/v1/projects', () => {
 describe('GET /api/v1/projects', () => {
   let owen: TestUser;
   let pia: TestUser;
-  let quinn: TestUser;
   let p1: number;
   let p2: number;
   let p3: number;
@@ -244,7 +243,6 @@ describe('GET /api/v1/projects', () => {
   before(async () => {
     owen = await createUser(server.app, 'owen');
     pia = await createUser(server.app, 'pia');
-    quinn = await createUser(server.app, 'quinn');
     p1 = (await createProject(owen, 'owen one')).projectid;
     p2 = (await createProject(owen, 'owen two', { public: true })).projectid;
     p3 = (await createProject(owen, 'owen three')).projectid;
@@ -291,20 +289,25 @@ describe('GET /api/v1/projects', () => {
   });
 
   test('users is narrowed to the caller and the owner in lists unless owner= is given; the detail lists everyone', async () => {
-    assert.equal((await share(p1, owen, { username: 'pia,quinn', role: 'readonly' })).statusCode, 204);
+    // Accounts of this test's own: sharing owen's projects would change what the others list.
+    const olga = await createUser(server.app, 'olga');
+    const rex = await createUser(server.app, 'rex');
+    const sue = await createUser(server.app, 'sue');
+    const shared = (await createProject(olga, 'olga one')).projectid;
+    assert.equal((await share(shared, olga, { username: 'rex,sue', role: 'readonly' })).statusCode, 204);
     const users = (res: LightMyRequestResponse, id: number): unknown[] =>
       ((list(res).find((p) => p['projectid'] === id)?.['users'] ?? []) as Body[]).map((u) => `${String(u['user'])}:${String(u['role'])}`);
-    assert.deepEqual(users(await get('/api/v1/projects', pia), p1), ['owen:owner', 'pia:readonly']);
-    assert.deepEqual(users(await get('/api/v1/projects?owner=owen', pia), p1), ['owen:owner', 'pia:readonly', 'quinn:readonly']);
-    assert.deepEqual(users(await get('/api/v1/projects', owen), p1), ['owen:owner', 'pia:readonly', 'quinn:readonly']);
-    const detail = body(await get(`/api/v1/projects/${p1}`, pia));
+    assert.deepEqual(users(await get('/api/v1/projects', rex), shared), ['olga:owner', 'rex:readonly']);
+    assert.deepEqual(users(await get('/api/v1/projects?owner=olga', rex), shared), ['olga:owner', 'rex:readonly', 'sue:readonly']);
+    assert.deepEqual(users(await get('/api/v1/projects', olga), shared), ['olga:owner', 'rex:readonly', 'sue:readonly']);
+    const detail = body(await get(`/api/v1/projects/${shared}`, rex));
     assert.deepEqual(
       (detail['users'] as Body[]).map((u) => u['user']),
-      ['owen', 'pia', 'quinn'],
+      ['olga', 'rex', 'sue'],
     );
     // A manager sees everyone in lists too.
-    await share(p1, owen, { username: 'quinn', role: 'manager' });
-    assert.deepEqual(users(await get('/api/v1/projects', quinn), p1), ['owen:owner', 'pia:readonly', 'quinn:manager']);
+    await share(shared, olga, { username: 'sue', role: 'manager' });
+    assert.deepEqual(users(await get('/api/v1/projects', sue), shared), ['olga:owner', 'rex:readonly', 'sue:manager']);
   });
 
   test('tags= matches any of the listed tags, tag= works too, and a project is listed once', async () => {
