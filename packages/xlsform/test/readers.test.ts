@@ -219,7 +219,9 @@ describe('damaged files', () => {
         const started = Date.now();
         const result = convert(bytes, { fileName: `damaged.${bookType}` });
         assert.equal(typeof result.ok, 'boolean');
-        assert.ok(Date.now() - started < 2000, `round ${round} took too long`);
+        // A guard against a reader stuck looping on damaged bytes, far beyond any machine's load
+        // (2 s failed on a loaded machine with a cold process): not a check of speed.
+        assert.ok(Date.now() - started < 30_000, `round ${round} ran for ${Date.now() - started} ms`);
       }
     }
   });
