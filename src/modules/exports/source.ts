@@ -24,6 +24,14 @@ export const RECORD_PAGE_SIZE = 500;
  */
 export const RANGE_SIZE = 250;
 
+/**
+ * Records per page of a serial pass (serialPages). Every young-generation collection during such a
+ * pass copies the rows not yet turned into records, this page's and the one read ahead: smaller
+ * pages keep fewer of them alive at once (cheaper collections, a lower peak), for more keyset
+ * queries.
+ */
+const SERIAL_PAGE_SIZE = 100;
+
 /** Pages read at once on PostgreSQL (see rangedPages). */
 const READ_AHEAD = 2;
 
@@ -117,18 +125,18 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   const usedPage = (rows: repo.ExportRecordRow[]): Promise<RecordPage> => reader.page(rows);
 
   let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, { limit: RECORD_PAGE_SIZE }, withAttachments);
-  const readPage = (afterId: number) => repo.listExportRecords(deps.db, scope, afterId, { limit: RECORD_PAGE_SIZE }, withAttachments);
+  const readPage = (afterId: number, limit = RECORD_PAGE_SIZE) => repo.listExportRecords(deps.db, scope, afterId, { limit }, withAttachments);
 
   /** Pages by `_id` keyset from `afterId`, the next one read while this one is used. */
-  async function* keysetPages(afterId: number, first?: repo.ExportRecordRow[]): AsyncGenerator<RecordPage> {
-    let page = first ?? (await readPage(afterId));
+  async function* keysetPages(afterId: number, first?: repo.ExportRecordRow[], limit = RECORD_PAGE_SIZE): AsyncGenerator<RecordPage> {
+    let page = first ?? (await readPage(afterId, limit));
     let next: Promise<repo.ExportRecordRow[]> | undefined;
     try {
       for (;;) {
         const last = page[page.length - 1];
         // The next page is read while this one is turned into rows, so the database and this
         // process work side by side instead of in turns.
-        next = page.length < RECORD_PAGE_SIZE || last === undefined ? undefined : readPage(last.id);
+        next = page.length < limit || last === undefined ? undefined : readPage(last.id, limit);
         next?.catch(() => undefined); // a failure surfaces where it is awaited below
         yield await usedPage(page);
         if (!next) return;
@@ -194,7 +202,13 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   // ahead in parallel would wait longer and be promoted (XLSX's peak RSS rose 190 → 290 MB):
   // they read page by page.
   async function* serialPages(): AsyncGenerator<RecordPage> {
-    yield* keysetPages(0, await takeFirstPage());
+    // The first page, read whole to check the request, goes out in pieces of the serial size.
+    const first = await takeFirstPage();
+    const complete = first.length < RECORD_PAGE_SIZE;
+    const last = first[first.length - 1];
+    while (first.length > 0) yield await usedPage(first.splice(0, SERIAL_PAGE_SIZE));
+    if (complete || last === undefined) return;
+    yield* keysetPages(last.id, undefined, SERIAL_PAGE_SIZE);
   }
 
   async function* attachmentPages(): AsyncGenerator<repo.AttachmentPage> {
