@@ -87,6 +87,14 @@ function cleanUp() {
   rmSync(templateDir, { recursive: true, force: true });
 }
 
+// Stopped midway (Ctrl-C, kill), it still removes its template and compiled files.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    cleanUp();
+    process.exit(130);
+  });
+}
+
 const reporter = new URL('./test-alone-reporter.mjs', import.meta.url).pathname;
 
 /** Runs a compiled file under node --test; resolves with the reporter's events. */
