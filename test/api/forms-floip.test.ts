@@ -91,7 +91,10 @@ describe('POST /api/v1/forms with floip_file', () => {
   });
 
   test('publishing the same package again gets a suffixed id_string', async () => {
-    const res = await publishFloip(HOUSEHOLD_SURVEY);
+    // An account of its own that publishes the package twice: bob's first publish stays unsuffixed.
+    const rita = await createUser(server.app, 'rita');
+    assert.equal((await publishFloip(HOUSEHOLD_SURVEY, rita)).statusCode, 201);
+    const res = await publishFloip(HOUSEHOLD_SURVEY, rita);
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().id_string, 'household-water-survey_1');
     assert.equal(res.json().has_id_string_changed, true);
@@ -132,17 +135,19 @@ describe('POST /api/v1/forms with floip_file', () => {
   });
 
   test('PATCH with a floip_file replaces the definition of a form published from the same package', async () => {
-    const published = await publishFloip(HOUSEHOLD_SURVEY);
+    // Published by an account of its own, so that bob's package keeps its unsuffixed id_string.
+    const pat = await createUser(server.app, 'pat');
+    const published = await publishFloip(HOUSEHOLD_SURVEY, pat);
     assert.equal(published.statusCode, 201, published.body);
     const pkg = JSON.parse(HOUSEHOLD_SURVEY.toString('utf8')) as Record<string, unknown> & { resources: Array<{ schema: { questions: Record<string, unknown> } }> };
     const schema = pkg.resources[0]?.schema;
     assert.ok(schema);
     schema.questions['repair_cost'] = { type: 'numeric', label: 'What did the last repair cost?', type_options: {} };
-    // Replacing needs the same id_string: this form's was suffixed (_N) on publish, so the package takes that name.
+    // Replacing needs the same id_string: the package takes the published form's (suffixed _N when published again).
     const body = multipart({}, [{ name: 'floip_file', fileName: 'package.json', content: JSON.stringify({ ...pkg, name: published.json().id_string }) }]);
-    const res = await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${published.json().formid}`, payload: body.payload, headers: { ...body.headers, ...bob.auth } });
+    const res = await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${published.json().formid}`, payload: body.payload, headers: { ...body.headers, ...pat.auth } });
     assert.equal(res.statusCode, 200, res.body);
-    const json = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${published.json().formid}/form.json`, headers: bob.auth });
+    const json = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${published.json().formid}/form.json`, headers: pat.auth });
     const names = json.json<{ children: FormJsonChild[] }>().children.map((c) => c.name);
     assert.ok(names.includes('repair_cost'));
   });

@@ -40,31 +40,36 @@ const send = (method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, user: Te
 
 describe('POST /api/v1/forms', () => {
   test('publishing an XLSForm answers 201 with the full form, in the account’s default project', async () => {
-    const res = await publish(bob);
+    // An account of its own: its first form, whose id_string no other test has taken, makes its default project.
+    const dora = await createUser(server.app, 'dora');
+    const res = await publish(dora);
     assert.equal(res.statusCode, 201, res.body);
     const form = res.json();
     assert.equal(form.id_string, 'household_survey');
     assert.equal(form.title, 'Household survey');
     assert.equal(form.version, '2026010101');
     assert.equal(form.has_id_string_changed, false);
-    assert.equal(form.owner, 'http://testserver/api/v1/users/bob');
+    assert.equal(form.owner, 'http://testserver/api/v1/users/dora');
     assert.match(form.hash, /^md5:[0-9a-f]{32}$/);
     assert.match(form.uuid, /^[0-9a-f]{32}$/);
-    assert.deepEqual(form.users.map((u: Json) => [u['user'], u['role']]), [['bob', 'owner']]);
+    assert.deepEqual(form.users.map((u: Json) => [u['user'], u['role']]), [['dora', 'owner']]);
     assert.deepEqual(form.metadata.map((m: Json) => [m['data_type'], m['data_value']]), [['xform_meta_perms', 'editor|dataentry|readonly']]);
     const keys = Object.keys(form);
     assert.deepEqual(keys.slice(0, 6), ['url', 'project', 'formid', 'title', 'id_string', 'sms_id_string']);
     assert.deepEqual(keys.slice(-4), ['data_views', 'metadata', 'users', 'has_id_string_changed']);
-    const project = (await get(String(form.project).replace('http://testserver', ''), bob)).json();
-    assert.equal(project.name, "bob's Project");
+    const project = (await get(String(form.project).replace('http://testserver', ''), dora)).json();
+    assert.equal(project.name, "dora's Project");
     // The stored XForm carries the formhub uuid onadata adds.
-    const xml = (await get(`/api/v1/forms/${form.formid}/form.xml`, bob)).body;
+    const xml = (await get(`/api/v1/forms/${form.formid}/form.xml`, dora)).body;
     assert.ok(xml.includes(`<formhub><uuid>${form.uuid}</uuid></formhub>`));
     assert.ok(xml.includes('version="2026010101"'));
   });
 
   test('the same id_string again gets a suffix and has_id_string_changed', async () => {
-    const res = await publish(bob);
+    // An account of its own that publishes the form twice.
+    const evan = await createUser(server.app, 'evan');
+    assert.equal((await publish(evan)).json().id_string, 'household_survey');
+    const res = await publish(evan);
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().id_string, 'household_survey_1');
     assert.equal(res.json().has_id_string_changed, true);
