@@ -26,8 +26,8 @@ const FORM = [
   ',Market stalls,stalls,2026112501',
 ].join('\n');
 
-function stallXml(uuid: string, name: string, photo = '', doc = ''): string {
-  return `<?xml version="1.0"?><stalls id="stalls" version="2026112501"><name>${name}</name><photo>${photo}</photo><doc>${doc}</doc><meta><instanceID>uuid:${uuid}</instanceID></meta></stalls>`;
+function stallXml(uuid: string, name: string, photo = '', doc = '', id = 'stalls'): string {
+  return `<?xml version="1.0"?><stalls id="${id}" version="2026112501"><name>${name}</name><photo>${photo}</photo><doc>${doc}</doc><meta><instanceID>uuid:${uuid}</instanceID></meta></stalls>`;
 }
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Array.from({ length: 3000 }, (_, i) => (i * 31) % 256)]);
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
@@ -120,8 +120,10 @@ describe('attachments zip', () => {
   });
 
   test('a file that arrives late with a re-sent record makes a stored export stale', async () => {
+    // A form of its own: the exports stored here and Dee's record would change what the other tests list.
+    const formId = await publishForm(server.app, bob, formFile(FORM.replace(',Market stalls,stalls,', ',Market stalls,stalls_late,'), 'stalls_late.csv'));
     const late = randomUUID();
-    await submit(stallXml(late, 'Dee', 'late.jpg'));
+    await submit(stallXml(late, 'Dee', 'late.jpg', '', 'stalls_late'));
     /** An export_async for the zip: a new job run to its end, or the stored export reused. */
     const job = async (): Promise<{ reused: boolean; files: Map<string, Buffer>; csv: string }> => {
       const start = await download(`/api/v1/forms/${formId}/export_async?format=zip`);
@@ -141,19 +143,19 @@ describe('attachments zip', () => {
       return { reused, files: await unzip(zip.rawPayload), csv: csv.body };
     };
     const before = await job();
-    assert.equal(before.files.has(`stalls/${late}/late.jpg`), false);
+    assert.equal(before.files.has(`stalls_late/${late}/late.jpg`), false);
     assert.equal(before.reused, false);
     assert.equal((await job()).reused, true, 'nothing changed: the stored export is reused');
     // ODK Collect sends the record again with the file it could not send before: 202 duplicate.
     const body = multipart({}, [
-      { name: 'xml_submission_file', fileName: 's.xml', content: stallXml(late, 'Dee', 'late.jpg'), contentType: 'text/xml' },
+      { name: 'xml_submission_file', fileName: 's.xml', content: stallXml(late, 'Dee', 'late.jpg', '', 'stalls_late'), contentType: 'text/xml' },
       file('late.jpg', JPEG, 'image/jpeg'),
     ]);
     const resent = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { authorization: basic('bob', bob.password), ...body.headers } });
     assert.equal(resent.statusCode, 202, resent.body);
     const afterwards = await job();
     assert.equal(afterwards.reused, false, 'the late file made the stored export stale');
-    assert.ok(afterwards.files.get(`stalls/${late}/late.jpg`)?.equals(JPEG));
+    assert.ok(afterwards.files.get(`stalls_late/${late}/late.jpg`)?.equals(JPEG));
     assert.match(afterwards.csv, /,1,1,True\r?\n$/, 'the record now counts its file');
     const deleted = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${String((await download(`/api/v1/data/${formId}?query=${encodeURIComponent('{"name": "Dee"}')}`)).json()[0]._id)}`, headers: bob.auth });
     assert.equal(deleted.statusCode, 204, deleted.body);

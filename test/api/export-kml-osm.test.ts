@@ -97,23 +97,28 @@ describe('KML', () => {
 });
 
 describe('OSM', () => {
+  const osmForm = (): Promise<number> =>
+    publish({ name: 'xls_file', fileName: 'osm.xlsx', content: fixture('osm.xlsx'), contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
   let formId: number;
 
+  // The record with OSM files is submitted here, so that the query test restricts a form that has it.
   before(async () => {
-    formId = await publish({ name: 'xls_file', fileName: 'osm.xlsx', content: fixture('osm.xlsx'), contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
+    formId = await osmForm();
+    await submit(fixture('instance_a.xml'), [
+      { name: 'OSMWay234134797.osm', fileName: 'OSMWay234134797.osm', content: fixture('OSMWay234134797.osm'), contentType: 'text/xml' },
+      { name: 'OSMWay34298972.osm', fileName: 'OSMWay34298972.osm', content: fixture('OSMWay34298972.osm'), contentType: 'text/xml' },
+    ]);
   });
 
   test('a form without OSM files gives an empty file', async () => {
-    const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.osm`, headers: bob.auth });
+    // A second copy of the form (its id_string suffixed), which no submission reaches.
+    const emptyForm = await osmForm();
+    const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${emptyForm}.osm`, headers: bob.auth });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.body, '');
   });
 
   test('the osm questions’ files combine into onadata’s combined.osm, by download and by job', async () => {
-    await submit(fixture('instance_a.xml'), [
-      { name: 'OSMWay234134797.osm', fileName: 'OSMWay234134797.osm', content: fixture('OSMWay234134797.osm'), contentType: 'text/xml' },
-      { name: 'OSMWay34298972.osm', fileName: 'OSMWay34298972.osm', content: fixture('OSMWay34298972.osm'), contentType: 'text/xml' },
-    ]);
     const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.osm`, headers: bob.auth });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['content-type'], 'application/osm');

@@ -34,8 +34,8 @@ let server: TestServer;
 let bob: TestUser;
 let formId: number;
 
-/** A submission: one kid per entry of `kids`, each with that many shots. */
-function instance(uuid: string, kids: number[], deprecated?: string): string {
+/** A submission to the form `id`: one kid per entry of `kids`, each with that many shots. */
+function instance(uuid: string, kids: number[], deprecated?: string, id = 'counts'): string {
   const items = kids
     .map((shots, k) => {
       const shotXml = Array.from({ length: shots }, (_, s) => `<shots><shot>k${k + 1}s${s + 1}</shot></shots>`).join('');
@@ -43,7 +43,7 @@ function instance(uuid: string, kids: number[], deprecated?: string): string {
     })
     .join('');
   const meta = `<meta><instanceID>uuid:${uuid}</instanceID>${deprecated ? `<deprecatedID>uuid:${deprecated}</deprecatedID>` : ''}</meta>`;
-  return `<counts id="counts"><village>V</village>${items}${meta}</counts>`;
+  return `<counts id="${id}"><village>V</village>${items}${meta}</counts>`;
 }
 
 async function submit(xml: string): Promise<void> {
@@ -51,8 +51,8 @@ async function submit(xml: string): Promise<void> {
   assert.ok(res.statusCode === 201, res.body);
 }
 
-async function csv(): Promise<string> {
-  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}.csv`, headers: bob.auth });
+async function csv(form = formId): Promise<string> {
+  const res = await server.app.inject({ method: 'GET', url: `/api/v1/forms/${form}.csv`, headers: bob.auth });
   assert.equal(res.statusCode, 200, res.body);
   return res.body;
 }
@@ -69,19 +69,25 @@ function blocks(header: string): Record<string, number> {
   return found;
 }
 
-before(async () => {
-  server = await startTestServer({ IMPORT_ASYNC_THRESHOLD: '100000000' });
-  bob = await createUser(server.app, 'bob');
-  formId = await publishForm(server.app, bob, formFile(FORM, 'counts.csv'));
-  await submit(instance('00000000-0000-4000-8000-000000000001', [1, 3]));
-  await submit(instance('00000000-0000-4000-8000-000000000002', []));
-  await submit(instance('00000000-0000-4000-8000-000000000003', [2, 0, 1]));
+/** The form published as `id` (its file's name), with three submissions and an imported record. */
+async function publishWithRecords(id: string): Promise<number> {
+  const form = await publishForm(server.app, bob, formFile(FORM, `${id}.csv`));
+  await submit(instance('00000000-0000-4000-8000-000000000001', [1, 3], undefined, id));
+  await submit(instance('00000000-0000-4000-8000-000000000002', [], undefined, id));
+  await submit(instance('00000000-0000-4000-8000-000000000003', [2, 0, 1], undefined, id));
   // A CSV import writes its records through its own builder (src/lib/import-rows/row-builder.ts).
   const rows = 'village,kids[1]/kid_name,kids[1]/health/shots[1]/shot,kids[1]/health/shots[2]/shot,kids[2]/kid_name\nW,a,x,y,b\n';
   const file = multipart({}, [{ name: 'csv_file', fileName: 'rows.csv', content: rows, contentType: 'text/csv' }]);
-  const imported = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/csv_import`, payload: file.payload, headers: { ...bob.auth, ...file.headers } });
+  const imported = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${form}/csv_import`, payload: file.payload, headers: { ...bob.auth, ...file.headers } });
   assert.equal(imported.statusCode, 200, imported.body);
   assert.equal(imported.json().additions, 1);
+  return form;
+}
+
+before(async () => {
+  server = await startTestServer({ IMPORT_ASYNC_THRESHOLD: '100000000' });
+  bob = await createUser(server.app, 'bob');
+  formId = await publishWithRecords('counts');
 });
 
 after(async () => {
@@ -128,7 +134,9 @@ test('the background job stores the counts of records stored without them, as th
 });
 
 test('an edit that drops items shrinks the columns to the data as it is now', async () => {
-  await submit(instance('00000000-0000-4000-8000-000000000012', [1, 1], '00000000-0000-4000-8000-000000000001'));
-  const body = await csv();
+  // A copy of the records of its own: the edit would change what the other tests count.
+  const edited = await publishWithRecords('counts_edited');
+  await submit(instance('00000000-0000-4000-8000-000000000012', [1, 1], '00000000-0000-4000-8000-000000000001', 'counts_edited'));
+  const body = await csv(edited);
   assert.deepEqual(blocks(body.split('\n')[0] ?? ''), { kids: 3, 'shots of kid 1': 2, 'shots of kid 2': 1, 'shots of kid 3': 1 });
 });

@@ -6,13 +6,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createUser, multipart, postSubmission, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
-import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+import { HOUSEHOLD_CSV, householdCsv, householdXml } from '../fixtures/submissions.ts';
 
 let server: TestServer;
 let bob: TestUser;
 let eddie: TestUser;
 let rita: TestUser;
-let formId: number;
 
 type Json = Record<string, unknown>;
 
@@ -34,23 +33,41 @@ before(async () => {
   bob = await createUser(server.app, 'bob');
   eddie = await createUser(server.app, 'eddie');
   rita = await createUser(server.app, 'rita');
-  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
+});
+after(() => server.close());
+
+/** A household form of bob's own, with eddie as its editor and rita as a reader. */
+let forms = 0;
+async function sharedForm(): Promise<number> {
+  const formId = await publishForm(server.app, bob, formFile(householdCsv(`household_${++forms}`), 'household.csv'));
   for (const [user, role] of [[eddie, 'editor'], [rita, 'readonly']] as const) {
     const shared = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, headers: bob.auth, payload: { username: user.username, role } });
     assert.equal(shared.statusCode, 204, shared.body);
   }
-});
-after(() => server.close());
+  return formId;
+}
+
+/**
+ * A shared form of its own to each test that reads or changes its media: an image, a CSV named by
+ * its data_value and a link, uploaded by the owner in that order.
+ */
+async function formWithMedia(): Promise<{ formId: number; png: Json; csv: Json; link: Json }> {
+  const formId = await sharedForm();
+  const res = await upload(bob, { xform: String(formId), data_type: 'media' }, media('photos/kampala.png', PNG, 'text/html'));
+  assert.equal(res.statusCode, 201, res.body);
+  const named = await upload(bob, { xform: String(formId), data_type: 'media', data_value: 'towns.csv' }, media('upload.csv', CSV, 'application/vnd.ms-excel'));
+  assert.equal(named.statusCode, 201, named.body);
+  const linked = await upload(bob, { xform: String(formId), data_type: 'media', data_value: 'https://files.example.org/maps/region%201.geojson' });
+  assert.equal(linked.statusCode, 201, linked.body);
+  return { formId, png: res.json<Json>(), csv: named.json<Json>(), link: linked.json<Json>() };
+}
 
 describe('form media', () => {
-  let png: Json;
-  let csv: Json;
-  let link: Json;
-
   test('an owner uploads an image and a CSV: 201 with the file’s name, detected type, md5 and download address', async () => {
+    const formId = await sharedForm();
     const res = await upload(bob, { xform: String(formId), data_type: 'media' }, media('photos/kampala.png', PNG, 'text/html'));
     assert.equal(res.statusCode, 201, res.body);
-    png = res.json<Json>();
+    const png = res.json<Json>();
     const url = `http://testserver/api/v1/metadata/${String(png['id'])}.png`;
     assert.deepEqual({ ...png, date_created: undefined }, {
       id: png['id'],
@@ -68,20 +85,22 @@ describe('form media', () => {
 
     const named = await upload(bob, { xform: String(formId), data_type: 'media', data_value: 'towns.csv' }, media('upload.csv', CSV, 'application/vnd.ms-excel'));
     assert.equal(named.statusCode, 201, named.body);
-    csv = named.json<Json>();
+    const csv = named.json<Json>();
     assert.equal(csv['data_value'], 'towns.csv', 'a given data_value names the file');
     assert.equal(csv['data_file_type'], 'text/csv');
   });
 
   test('a media link is kept as its address', async () => {
+    const formId = await sharedForm();
     const res = await upload(bob, { xform: String(formId), data_type: 'media', data_value: 'https://files.example.org/maps/region%201.geojson' });
     assert.equal(res.statusCode, 201, res.body);
-    link = res.json<Json>();
+    const link = res.json<Json>();
     assert.equal(link['data_file'], null);
     assert.equal(link['media_url'], null);
   });
 
   test('the manifest lists the files with their md5 and the form list points at it', async () => {
+    const { formId, png, csv, link } = await formWithMedia();
     const list = await server.app.inject({ method: 'GET', url: '/bob/formList' });
     assert.match(list.body, new RegExp(`<manifestUrl>http://testserver/bob/xformsManifest/${formId}</manifestUrl>`));
     const manifest = await server.app.inject({ method: 'GET', url: `/bob/xformsManifest/${formId}` });
@@ -98,6 +117,7 @@ describe('form media', () => {
   });
 
   test('devices download the bytes as uploaded; a link redirects; other forms’ entries are not found', async () => {
+    const { formId, png, csv, link } = await formWithMedia();
     const image = await server.app.inject({ method: 'GET', url: `/bob/xformsMedia/${formId}/${String(png['id'])}.png` });
     assert.equal(image.statusCode, 200);
     assert.equal(image.headers['content-type'], 'image/png');
@@ -115,6 +135,7 @@ describe('form media', () => {
   });
 
   test('the entry’s own address with an extension downloads the file for those who see the form', async () => {
+    const { png } = await formWithMedia();
     const file = await server.app.inject({ method: 'GET', url: `/api/v1/metadata/${String(png['id'])}.png`, headers: rita.auth });
     assert.equal(file.statusCode, 200);
     assert.deepEqual(file.rawPayload, PNG);
@@ -125,6 +146,7 @@ describe('form media', () => {
   });
 
   test('files are judged by name and content; 400s say why and store nothing', async () => {
+    const { formId } = await formWithMedia();
     const cases: Array<[string, Record<string, string>, MultipartFile | undefined, Json]> = [
       ['not an allowed type', { data_type: 'media' }, media('run.exe', 'MZ'), { data_file: ['"run.exe" is not an allowed file type; allowed: csv, xml, geojson, png, jpg, jpeg, gif, mp4, 3gp, m4a, mp3, wav, ogg.'] }],
       ['an image that is not one', { data_type: 'media' }, media('fake.png', '<html></html>'), { data_file: ['The uploaded file "fake.png" is not a valid .png file.'] }],
@@ -150,6 +172,7 @@ describe('form media', () => {
   });
 
   test('a supporting document is kept beside the form but not sent to devices', async () => {
+    const formId = await sharedForm();
     const pdf = Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n', 'latin1');
     const res = await upload(bob, { xform: String(formId), data_type: 'supporting_doc' }, media('Training guide.pdf', pdf));
     assert.equal(res.statusCode, 201, res.body);
@@ -161,6 +184,7 @@ describe('form media', () => {
   });
 
   test('only owners and managers add or remove media; editors cannot rename a file; removing takes it off the manifest', async () => {
+    const { formId, png, link } = await formWithMedia();
     assert.equal((await upload(eddie, { xform: String(formId), data_type: 'media' }, media('other.png', PNG))).statusCode, 403);
     assert.equal((await upload(undefined, { xform: String(formId), data_type: 'media' }, media('other.png', PNG))).statusCode, 401);
     const rename = await server.app.inject({ method: 'PATCH', url: `/api/v1/metadata/${String(png['id'])}`, headers: eddie.auth, payload: { data_value: 'renamed.png' } });
