@@ -1,7 +1,7 @@
-// Submissions arriving together share one insert on the embedded database (insert-batch.ts): each
-// is still answered for itself (201 once per instanceID, 202 for the others), counted once, and a
+// Submissions arriving together share one insert (insert-batch.ts), on either database: each is
+// still answered for itself (201 once per instanceID, 202 for the others), counted once, and a
 // decision that no longer holds refuses the whole batch's insert, after which each is decided
-// again as if nothing had been remembered. On PostgreSQL the same requests take the single path.
+// again as if nothing had been remembered. A batch whose insert fails is tried record by record.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -50,4 +50,30 @@ test('a remembered decision that no longer holds is decided again for each of a 
   const taken = await Promise.all(Array.from({ length: 4 }, () => postSubmission(server.app, '/bob/submission', householdXml({ uuid: randomUUID() }), bob.auth)));
   assert.deepEqual(taken.map((res) => res.statusCode), [201, 201, 201, 201]);
   assert.deepEqual(await stored(), { count: 16, rows: 16 });
+});
+
+test('a batch whose insert fails is stored record by record: only the failing record is refused', async () => {
+  // A record the database refuses (as a constraint would): its failure aborts the batch's statement.
+  await sql`CREATE SEQUENCE poison_rows`.execute(server.deps.db);
+  await sql`CREATE FUNCTION poison_refused() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM nextval('poison_rows');
+      IF NEW.xml LIKE '%<name>Poison</name>%' THEN RAISE EXCEPTION 'poisoned record'; END IF;
+      RETURN NEW;
+    END $$`.execute(server.deps.db);
+  await sql`CREATE TRIGGER poison_refused BEFORE INSERT ON instances FOR EACH ROW EXECUTE FUNCTION poison_refused()`.execute(server.deps.db);
+  try {
+    const before = await stored();
+    const xmls = [...Array.from({ length: 5 }, () => householdXml({ uuid: randomUUID() })), householdXml({ uuid: randomUUID(), name: 'Poison' })];
+    const answers = await Promise.all(xmls.map((xml) => postSubmission(server.app, '/bob/submission', xml, bob.auth)));
+    assert.deepEqual(answers.map((res) => res.statusCode), [201, 201, 201, 201, 201, 500]);
+    assert.deepEqual(await stored(), { count: before.count + 5, rows: before.rows + 5 });
+    // The records met the trigger more than once each: together first, then one by one.
+    const rows = await sql<{ n: string }>`SELECT last_value::text AS n FROM poison_rows`.execute(server.deps.db);
+    assert.ok(Number(rows.rows[0]?.n) > xmls.length, `the trigger ran ${rows.rows[0]?.n} times for ${xmls.length} records`);
+  } finally {
+    await sql`DROP TRIGGER poison_refused ON instances`.execute(server.deps.db);
+    await sql`DROP FUNCTION poison_refused()`.execute(server.deps.db);
+    await sql`DROP SEQUENCE poison_rows`.execute(server.deps.db);
+  }
 });

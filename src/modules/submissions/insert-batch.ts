@@ -1,8 +1,7 @@
-// On the embedded database (one connection, which PostgreSQL's work shares with the server's own
-// thread) the submissions that arrive while one insert runs are stored together by the next:
-// one statement, one commit and one reading of the submit decision's facts for all of them,
-// instead of one each. A submission arriving alone waits only for the event loop's current round.
-// Each is answered only once the statement that stored it has committed.
+// The submissions that arrive while an insert runs are stored together by the next: one
+// statement, one commit and one reading of the submit decision's facts for all of them, instead
+// of one each. A submission arriving alone waits only for the event loop's current round. Each is
+// answered only once the statement that stored it has committed.
 import type { Db } from '../../platform/db.ts';
 import * as repo from './repository.ts';
 
@@ -27,23 +26,27 @@ function yieldToIo(): Promise<void> {
 
 class InsertBatches {
   #queue: Pending[] = [];
-  #draining = false;
+  #running = 0;
 
-  constructor(private readonly db: Db) {}
+  /** `lanes`: how many batches may be stored at once (statements on connections of their own). */
+  constructor(
+    private readonly db: Db,
+    private readonly lanes: number,
+  ) {}
 
   insert(instance: repo.NewInstance, facts: repo.SubmitFacts): Promise<RememberedInsert> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ instance, facts, resolve, reject });
-      if (!this.#draining) void this.#drain();
+      if (this.#running < this.lanes) void this.#drain();
     });
   }
 
   async #drain(): Promise<void> {
-    this.#draining = true;
+    this.#running += 1;
     try {
-      // PGlite runs each statement on this thread, so nothing queues while one runs: the requests
-      // whose bodies came in meanwhile are read in the event loop's next round, and this waits
-      // for that round to end (setImmediate) before taking what is queued.
+      // Wait for the event loop's round to end (setImmediate) before taking what is queued: the
+      // requests whose bodies came in meanwhile are read in it. On the embedded database a
+      // statement runs on this thread, so without the wait nothing would have queued.
       for (await yieldToIo(); this.#queue[0] !== undefined; await yieldToIo()) {
         const first = this.#queue[0];
         // One remembered decision (the same object) per statement: its facts are checked once.
@@ -54,7 +57,7 @@ class InsertBatches {
         await this.#store(batch, first.facts);
       }
     } finally {
-      this.#draining = false;
+      this.#running -= 1;
     }
   }
 
@@ -74,13 +77,25 @@ class InsertBatches {
   }
 }
 
+/**
+ * On PostgreSQL, how many batches may be stored at once, each on a connection of its own: the
+ * next batch gathers while these are stored (fewer lanes, larger batches), a statement that waits
+ * (on a row another transaction is inserting) does not hold up every other submission, and the
+ * rest of the pool stays free for everything else.
+ */
+const POSTGRES_LANES = 2;
+
 const batchesOf = new WeakMap<Db, InsertBatches>();
 
-/** repo.insertInstanceIfStillAllowed, batched with the others waiting for the embedded database's connection. */
-export function insertRememberedBatched(db: Db, instance: repo.NewInstance, facts: repo.SubmitFacts): Promise<RememberedInsert> {
+/**
+ * Stores a new record under a remembered decision (repo.insertInstancesIfStillAllowed), batched
+ * with the other submissions waiting: on the embedded database one batch at a time (it has one
+ * connection), on PostgreSQL POSTGRES_LANES at a time.
+ */
+export function insertRememberedBatched(db: Db, embedded: boolean, instance: repo.NewInstance, facts: repo.SubmitFacts): Promise<RememberedInsert> {
   let batches = batchesOf.get(db);
   if (!batches) {
-    batches = new InsertBatches(db);
+    batches = new InsertBatches(db, embedded ? 1 : POSTGRES_LANES);
     batchesOf.set(db, batches);
   }
   return batches.insert(instance, facts);

@@ -314,8 +314,7 @@ async function store(ctx: RequestContext, xml: string, upload: SubmissionUpload,
       const created = await repo.insertInstanceCounted(ctx.db, newInstance);
       return created !== undefined ? done('created', created) : done('duplicate', await existingId(ctx.db));
     }
-    // On PostgreSQL each connection of the pool takes a submission of its own.
-    const checked = ctx.config.databaseUrl === undefined ? await insertRememberedBatched(ctx.db, newInstance, access) : await repo.insertInstanceIfStillAllowed(ctx.db, newInstance, access);
+    const checked = await insertRememberedBatched(ctx.db, ctx.config.databaseUrl === undefined, newInstance, access);
     if (!checked.allowed) return undefined;
     return checked.id !== undefined ? done('created', checked.id) : done('duplicate', await existingId(ctx.db));
   }

@@ -519,42 +519,14 @@ function stillAllowed(facts: SubmitFacts): RawBuilder<unknown> {
 }
 
 /**
- * insertInstanceCounted, but only if every fact of a remembered submit decision still holds, read
- * in the same statement: the form is live, unchanged (definition, version, settings) and still the
- * owner's, the owner active with the same require_auth (and the same username when the URL named
- * it), and the caller's role on the form the same. `allowed: false` stores nothing; then the
- * caller decides again from the database.
- */
-export async function insertInstanceIfStillAllowed(db: DbOrTx, instance: NewInstance, facts: SubmitFacts): Promise<{ allowed: boolean; id: number | undefined }> {
-  const geo = instance.has_geopoint ? 1 : 0;
-  const result = await sql<{ allowed: boolean; id: number | null }>`/* prepared:insert_instance_if_still_allowed */
-    WITH still AS (${stillAllowed(facts)}), ins AS (
-      INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
-      SELECT ${instance.form_id}::int, ${instance.uuid}::text, ${instance.xml}::text, ${instance.json}::jsonb, ${instance.version}::text, ${instance.submitted_by}::int,
-             ${instance.date_created}::timestamptz, ${instance.date_created}::timestamptz, ${instance.total_media}::int, ${instance.has_geopoint}::bool,
-             ${instance.repeat_counts}::jsonb
-      FROM still WHERE still.allowed AND ${NOT_ARCHIVED(instance)}
-      ON CONFLICT (form_id, uuid) DO NOTHING
-      RETURNING id, form_id, date_created
-    ), counted AS (
-      INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
-      SELECT form_id, id % ${STAT_SHARDS}::int, 1, ${geo}::int, date_created FROM ins
-      ON CONFLICT (form_id, shard) DO UPDATE SET
-        submissions = s.submissions + 1,
-        geopoints = s.geopoints + EXCLUDED.geopoints,
-        last_submission_time = GREATEST(coalesce(s.last_submission_time, EXCLUDED.last_submission_time), EXCLUDED.last_submission_time)
-    ), queued AS (${QUEUE_INSERTED_RECORD})
-    SELECT still.allowed, (SELECT id FROM ins) AS id FROM still`.execute(db);
-  const row = result.rows[0];
-  return { allowed: row?.allowed === true, id: row?.id ?? undefined };
-}
-
-/**
- * insertInstanceIfStillAllowed for several new records of one form under one remembered decision,
- * in one statement: the facts are read once, and each record is stored unless its instanceID is
- * already the form's (or was, see NOT_ARCHIVED). Records are inserted in the order given, so of
- * two with the same instanceID the first is stored. `ids[i]` is the stored id of `instances[i]`,
- * undefined when it was not stored; `allowed: false` stores none.
+ * insertInstanceCounted for several new records of one form, in one statement, but only if every
+ * fact of a remembered submit decision still holds, read once in the same statement: the form is
+ * live, unchanged (definition, version, settings) and still the owner's, the owner active with
+ * the same require_auth (and the same username when the URL named it), and the caller's role on
+ * the form the same. Each record is stored unless its instanceID is already the form's (or was,
+ * see NOT_ARCHIVED); records are inserted in the order given, so of two with the same instanceID
+ * the first is stored. `ids[i]` is the stored id of `instances[i]`, undefined when it was not
+ * stored; `allowed: false` stores none, and the caller decides again from the database.
  */
 export async function insertInstancesIfStillAllowed(
   db: DbOrTx,

@@ -1,7 +1,7 @@
 // Who may submit to which form, remembered per process (deps.submissionTargets) so that a stream of submissions
 // from one device costs no lookups (owner, form, role) before its insert. Nothing here is trusted
 // blindly: the insert re-checks every fact a remembered decision rests on in the same statement
-// (repo.insertInstanceIfStillAllowed), and a failed check sends the submission down the full path
+// (repo.insertInstancesIfStillAllowed), and a failed check sends the submission down the full path
 // again. So a form deactivated, a role revoked or an account set to require auth, by this process
 // or any other, takes effect at the next submission.
 import type { SubmissionAccess, SubmissionTargetMemory } from '../../caches.ts';
