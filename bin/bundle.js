@@ -30,6 +30,17 @@ const packagesExternal = {
 };
 
 /**
+ * The bundle's text with every character above U+00FF written as a `\uXXXX` escape. V8 keeps a
+ * module's source for the life of the process, as one byte a character only when every character
+ * fits in one: a single `…` left in a comment (esbuild escapes strings, regular expressions and
+ * names, not comments) makes the whole bundle's source two bytes a character. In a comment the escape is
+ * text; anywhere else it means the character it replaces.
+ */
+function oneByte(text) {
+  return text.replace(/[^\x00-\xff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * The bundle's path, written when absent. It lives under node_modules so that its imports of
  * packages resolve as the sources' do; its name is its content hash, so processes starting at
  * once (cluster forks) never read a half-written file.
@@ -45,11 +56,11 @@ async function bundle() {
       plugins: [packagesExternal],
       write: false,
       logLevel: 'error',
-    })).outputFiles[0].contents;
-  const code = await bundleOf('src/cli.ts');
+    })).outputFiles[0].text;
+  const code = oneByte(await bundleOf('src/cli.ts'));
   // The CSV export's helper threads run a module of their own, found beside the bundle under the
   // bundle's name (src/modules/exports/csv-threads.ts).
-  const helperCode = await bundleOf('src/modules/exports/csv-helper.ts');
+  const helperCode = oneByte(await bundleOf('src/modules/exports/csv-helper.ts'));
   const dir = join(root, 'node_modules/.cache/gather');
   const hash = createHash('sha256').update(code).update(helperCode).digest('hex').slice(0, 16);
   const file = join(dir, `gather-${hash}.mjs`);

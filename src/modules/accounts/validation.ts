@@ -50,13 +50,15 @@ export function checkTwitter(value: string): string[] {
   return value === '' || /^[A-Za-z0-9_]{1,15}$/.test(value) ? [] : [`Invalid twitter username ${value}`];
 }
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+// Made on the first country checked: building it pages in ICU's region names, data of the runtime
+// that a server which is never asked for a country would otherwise hold resident.
+let regionNames: Intl.DisplayNames | undefined;
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'XA', 'XB']);
 
 /** ISO 3166-1 alpha-2 codes, as known to the runtime's ICU data. */
 export function checkCountry(value: string): string[] {
   if (value === '') return [];
-  const known = /^[A-Z]{2}$/.test(value) && !NOT_COUNTRIES.has(value) && regionNames.of(value) !== value;
+  const known = /^[A-Z]{2}$/.test(value) && !NOT_COUNTRIES.has(value) && (regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' })).of(value) !== value;
   return known ? [] : [`"${value}" is not a valid choice.`];
 }
 
