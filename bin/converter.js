@@ -2,7 +2,6 @@
 // server (bundling and loading the server took over a second per call; the converter needs none
 // of it). It is built by esbuild the first time and again whenever a source changes, and lives
 // under node_modules so that its imports of packages resolve as the sources' do.
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,21 +11,32 @@ const sources = join(root, 'packages/xlsform/src');
 const entry = join(sources, 'cli.ts');
 const cacheDir = join(root, 'node_modules/.cache/gather');
 
-/** Path, size and modification time of every source file: the bundle's name is their hash. */
+/**
+ * Path, size and modification time of every source file: the bundle's name is their hash. Two
+ * 32-bit FNV-1a hashes, not node:crypto: loading node:crypto costs the command more than hashing
+ * these few kilobytes of text, and the name only has to change when a source does.
+ */
 function fingerprint() {
-  const hash = createHash('sha256');
+  let text = '';
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (!entry.name.endsWith('.test.ts')) {
         const stat = statSync(path);
-        hash.update(`${relative(sources, path)}\0${stat.size}\0${stat.mtimeMs}\n`);
+        text += `${relative(sources, path)}\0${stat.size}\0${stat.mtimeMs}\n`;
       }
     }
   };
   walk(sources);
-  return hash.digest('hex').slice(0, 16);
+  return fnv1a(text, 0x811c9dc5) + fnv1a(text, 0x050c5d1f);
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 code units from the given offset basis, as 8 hex digits. */
+function fnv1a(text, basis) {
+  let h = basis;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 /**

@@ -4,14 +4,15 @@
 // through tsx's loader instead keeps a second JavaScript engine alive in a loader thread for the
 // life of the process: about 70 MB of resident memory for nothing once the server is up.
 // GATHER_TSX=1 runs the sources through tsx (stack traces then point into the .ts files).
-import cluster from 'node:cluster';
-import { setFlagsFromString } from 'node:v8';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** The server's commands' modules (node:cluster, node:child_process, node:fs), loaded below. */
+let cluster;
+let spawnSync;
+let existsSync;
 
 /**
  * The bundle's path (bin/bundle.js builds it in a process of its own), or undefined when it cannot
@@ -58,7 +59,7 @@ async function runConverter() {
   if (process.argv[2] !== 'xls2xform' || process.env.GATHER_TSX === '1') return false;
   // The command lives a third of a second: TurboFan's compiles of what gets warm cost more CPU
   // than the optimised code gives back before the process ends (bench/RESULTS.md, 2026-11-28).
-  setFlagsFromString('--no-opt');
+  (await import('node:v8')).setFlagsFromString('--no-opt');
   const { converterBundle } = await import('./converter.js');
   const file = await converterBundle();
   if (!file) return false;
@@ -68,6 +69,11 @@ async function runConverter() {
 }
 
 if (!(await runConverter())) {
+  // Loaded here, not at the top: the converter's command, which lives a third of a second, needs
+  // none of them.
+  ({ default: cluster } = await import('node:cluster'));
+  ({ spawnSync } = await import('node:child_process'));
+  ({ existsSync } = await import('node:fs'));
   buildWebApp();
   const { runCli } = await load();
   await runCli(process.argv.slice(2));
