@@ -550,8 +550,10 @@ export async function insertInstancesIfStillAllowed(
       ON CONFLICT (form_id, uuid) DO NOTHING
       RETURNING id, form_id, uuid, date_created, has_geopoint
     ), counted AS (
+      -- Shards in one order: two batches stored at once (PostgreSQL) lock the shard rows they
+      -- update in the same order, so neither waits on the other for a row it already holds.
       INSERT INTO form_stats AS s (form_id, shard, submissions, geopoints, last_submission_time)
-      SELECT form_id, id % ${STAT_SHARDS}::int, count(*)::int, (count(*) FILTER (WHERE has_geopoint))::int, max(date_created) FROM ins GROUP BY 1, 2
+      SELECT form_id, id % ${STAT_SHARDS}::int, count(*)::int, (count(*) FILTER (WHERE has_geopoint))::int, max(date_created) FROM ins GROUP BY 1, 2 ORDER BY 2
       ON CONFLICT (form_id, shard) DO UPDATE SET
         submissions = s.submissions + EXCLUDED.submissions,
         geopoints = s.geopoints + EXCLUDED.geopoints,
