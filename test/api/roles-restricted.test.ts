@@ -217,68 +217,83 @@ describe('restricted roles give no more than asked', () => {
 });
 
 describe('xform_meta_perms narrow roles, never widen them', () => {
-  let formId: number;
-  let projectId: number;
-  let permsUrl: string;
-  const users = new Map<string, TestUser>();
-  const roleOf = async (name: string) =>
-    (await call('GET', `/api/v1/forms/${formId}`, bob)).json<{ users: Array<{ user: string; role: string }> }>().users.find((u) => u.user === name)?.role;
-  const setPerms = async (value: string) => {
-    const res = await call('PATCH', permsUrl, bob, { data_value: value });
-    assert.equal(res.statusCode, 200, res.body);
-  };
-
-  before(async () => {
-    projectId = await newProject('meta perms');
-    formId = await publishInto(projectId, 'meta_perms_form');
+  /** A form of a test's own, its meta permissions and its members: each test changes both. */
+  interface PermsForm {
+    formId: number;
+    projectId: number;
+    permsUrl: string;
+    users: Map<string, TestUser>;
+  }
+  let made = 0;
+  async function permsForm(): Promise<PermsForm> {
+    const n = ++made;
+    const projectId = await newProject(`meta perms ${n}`);
+    const formId = await publishInto(projectId, `meta_perms_form_${n}`);
     const perms = (await call('GET', `/api/v1/metadata?xform=${formId}`, bob)).json<Array<{ id: number; data_type: string }>>().find((m) => m.data_type === 'xform_meta_perms');
-    permsUrl = `/api/v1/metadata/${String(perms?.id)}`;
-    for (const name of ['edna', 'eddy', 'dana', 'dora', 'rona', 'pete']) users.set(name, await createUser(server.app, name));
-  });
-
-  const user = (name: string): TestUser => {
-    const found = users.get(name);
+    const users = new Map<string, TestUser>();
+    for (const name of ['edna', 'eddy', 'dana', 'dora', 'rona', 'pete']) users.set(name, await createUser(server.app, `${name}${n}`));
+    return { formId, projectId, permsUrl: `/api/v1/metadata/${String(perms?.id)}`, users };
+  }
+  const user = (f: PermsForm, name: string): TestUser => {
+    const found = f.users.get(name);
     assert.ok(found);
     return found;
   };
+  const roleOf = async (f: PermsForm, name: string) => {
+    const username = f.users.get(name)?.username ?? name;
+    return (await call('GET', `/api/v1/forms/${f.formId}`, bob)).json<{ users: Array<{ user: string; role: string }> }>().users.find((u) => u.user === username)?.role;
+  };
+  const setPerms = async (f: PermsForm, value: string) => {
+    const res = await call('PATCH', f.permsUrl, bob, { data_value: value });
+    assert.equal(res.statusCode, 200, res.body);
+  };
+  /** Narrow meta permissions, then the members' shares: what the later tests start from. */
+  async function narrowAndShare(f: PermsForm): Promise<void> {
+    await setPerms(f, 'editor-no-download|dataentry-minor|readonly-no-download');
+    await share('forms', f.formId, user(f, 'edna'), 'editor');
+    await share('forms', f.formId, user(f, 'dana'), 'dataentry');
+    await share('forms', f.formId, user(f, 'dora'), 'dataentry-only');
+    await share('forms', f.formId, user(f, 'rona'), 'readonly');
+    await share('projects', f.projectId, user(f, 'pete'), 'editor-minor');
+  }
 
   test('a narrower slot narrows a share, a wider one does not widen it', async () => {
-    await setPerms('editor-no-download|dataentry-minor|readonly-no-download');
-    await share('forms', formId, user('edna'), 'editor');
-    await share('forms', formId, user('dana'), 'dataentry');
-    await share('forms', formId, user('dora'), 'dataentry-only');
-    await share('forms', formId, user('rona'), 'readonly');
-    await share('projects', projectId, user('pete'), 'editor-minor');
+    const f = await permsForm();
+    await narrowAndShare(f);
     assert.deepEqual(
-      [await roleOf('edna'), await roleOf('dana'), await roleOf('dora'), await roleOf('rona'), await roleOf('pete')],
+      [await roleOf(f, 'edna'), await roleOf(f, 'dana'), await roleOf(f, 'dora'), await roleOf(f, 'rona'), await roleOf(f, 'pete')],
       ['editor-no-download', 'dataentry-minor', 'dataentry-only', 'readonly-no-download', 'editor-no-download'],
     );
   });
 
   test('loosening the meta permissions gives back at most the role asked for', async () => {
-    await setPerms('editor|dataentry|readonly');
+    const f = await permsForm();
+    await narrowAndShare(f);
+    await setPerms(f, 'editor|dataentry|readonly');
     assert.deepEqual(
-      [await roleOf('edna'), await roleOf('dana'), await roleOf('dora'), await roleOf('rona'), await roleOf('pete')],
+      [await roleOf(f, 'edna'), await roleOf(f, 'dana'), await roleOf(f, 'dora'), await roleOf(f, 'rona'), await roleOf(f, 'pete')],
       ['editor', 'dataentry', 'dataentry-only', 'readonly', 'editor-minor'],
     );
     // Slots naming higher roles than asked (or of another family) give nothing more.
-    await share('forms', formId, user('eddy'), 'editor-no-download');
-    await setPerms('manager|editor|dataentry');
+    await share('forms', f.formId, user(f, 'eddy'), 'editor-no-download');
+    await setPerms(f, 'manager|editor|dataentry');
     assert.deepEqual(
-      [await roleOf('edna'), await roleOf('eddy'), await roleOf('dana'), await roleOf('dora'), await roleOf('rona'), await roleOf('pete')],
+      [await roleOf(f, 'edna'), await roleOf(f, 'eddy'), await roleOf(f, 'dana'), await roleOf(f, 'dora'), await roleOf(f, 'rona'), await roleOf(f, 'pete')],
       ['editor', 'editor-no-download', 'dataentry', 'dataentry-only', 'readonly', 'editor-minor'],
     );
-    await share('forms', formId, user('dora'), 'dataentry-minor');
-    assert.equal(await roleOf('dora'), 'dataentry-minor');
-    assert.equal(await roleOf('bob'), 'owner');
+    await share('forms', f.formId, user(f, 'dora'), 'dataentry-minor');
+    assert.equal(await roleOf(f, 'dora'), 'dataentry-minor');
+    assert.equal(await roleOf(f, 'bob'), 'owner');
   });
 
   test('a slot of another family narrows to what both roles allow', async () => {
+    const f = await permsForm();
+    await narrowAndShare(f);
     // The editor slot says editors act as data entry here: an editor-minor becomes dataentry-minor.
-    await setPerms('dataentry|dataentry|readonly');
-    assert.deepEqual([await roleOf('edna'), await roleOf('pete')], ['dataentry', 'dataentry-minor']);
-    await setPerms('editor|dataentry|readonly');
-    assert.deepEqual([await roleOf('edna'), await roleOf('pete')], ['editor', 'editor-minor']);
+    await setPerms(f, 'dataentry|dataentry|readonly');
+    assert.deepEqual([await roleOf(f, 'edna'), await roleOf(f, 'pete')], ['dataentry', 'dataentry-minor']);
+    await setPerms(f, 'editor|dataentry|readonly');
+    assert.deepEqual([await roleOf(f, 'edna'), await roleOf(f, 'pete')], ['editor', 'editor-minor']);
   });
 });
 
