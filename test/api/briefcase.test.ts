@@ -18,7 +18,16 @@ let root: string;
 const ID = 'briefcase_pull';
 /** What each posted record was, by uuid: its XML as sent and its photo's bytes. */
 const sent = new Map<string, { xml: string; photo: Buffer; name: string }>();
-const order: string[] = [];
+/** The uuids of the records of the shared form ID, in the order sent; no test changes them. */
+let order: string[] = [];
+
+/** A form to pull: its id_string, its id, the root element of its records and its records' uuids in the order sent. */
+interface PullForm {
+  id: string;
+  formId: number;
+  root: string;
+  order: string[];
+}
 
 const md5 = (bytes: string | Buffer): string => `md5:${createHash('md5').update(bytes).digest('hex')}`;
 const get = (url: string, user?: TestUser): Promise<LightMyRequestResponse> =>
@@ -30,12 +39,12 @@ function photoBytes(seed: number): Buffer {
   return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]), body, Buffer.from([0xff, 0xd9])]);
 }
 
-async function submit(user: TestUser, n: number): Promise<string> {
+async function submit(user: TestUser, n: number, form: PullForm = { id: ID, formId, root, order }): Promise<string> {
   const uuid = randomUUID();
   const name = `photo-${n}.jpg`;
   const xml =
-    `<?xml version='1.0' ?><${root} id="${ID}" version="2026010101"><name>Person ${n} &amp; co</name><age>${20 + n}</age>` +
-    `<photo>${name}</photo><meta><instanceID>uuid:${uuid}</instanceID></meta></${root}>`;
+    `<?xml version='1.0' ?><${form.root} id="${form.id}" version="2026010101"><name>Person ${n} &amp; co</name><age>${20 + n}</age>` +
+    `<photo>${name}</photo><meta><instanceID>uuid:${uuid}</instanceID></meta></${form.root}>`;
   const photo = photoBytes(n);
   const body = multipart({}, [
     { name: 'xml_submission_file', fileName: 'submission.xml', content: xml, contentType: 'text/xml' },
@@ -44,7 +53,7 @@ async function submit(user: TestUser, n: number): Promise<string> {
   const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { authorization: basic(user.username, user.password), ...body.headers } });
   assert.equal(res.statusCode, 201, res.body);
   sent.set(uuid, { xml, photo, name });
-  order.push(uuid);
+  form.order.push(uuid);
   return uuid;
 }
 
@@ -58,11 +67,11 @@ function readChunk(body: string): { ids: string[]; cursor: string } {
 }
 
 /** Pages through submissionList as Briefcase does (cursor empty first, 100 a page unless told) until an empty page. */
-async function pullIds(user: TestUser | undefined, numEntries: number, prefix = '/bob'): Promise<{ ids: string[]; pages: number; cursor: string }> {
+async function pullIds(user: TestUser | undefined, numEntries: number, prefix = '/bob', id = ID): Promise<{ ids: string[]; pages: number; cursor: string }> {
   const ids: string[] = [];
   let cursor = '';
   for (let pages = 1; ; pages++) {
-    const url = `${prefix}/view/submissionList?formId=${ID}&cursor=${encodeURIComponent(cursor)}&numEntries=${numEntries}&includeIncomplete=true`;
+    const url = `${prefix}/view/submissionList?formId=${id}&cursor=${encodeURIComponent(cursor)}&numEntries=${numEntries}&includeIncomplete=true`;
     const res = await get(url, user);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['content-type'], 'text/xml; charset=utf-8');
@@ -87,8 +96,24 @@ function digestAuthorization(challenge: string, user: TestUser, uri: string): st
   return `Digest username="${user.username}", realm="${realm}", nonce="${nonce}", uri="${uri}", algorithm=MD5, response="${response}", opaque="${params['opaque'] ?? ''}", qop=auth, nc=${nc}, cnonce="${cnonce}"`;
 }
 
-function submissionKey(uuid: string): string {
-  return `${ID}[@version=2026010101 and @uiVersion=null]/${root}[@key=${uuid}]`;
+function submissionKey(uuid: string, form: { id: string; root: string } = { id: ID, root }): string {
+  return `${form.id}[@version=2026010101 and @uiVersion=null]/${form.root}[@key=${uuid}]`;
+}
+
+/**
+ * Bob's form `id`, shared with rita (read-only) and dora (who reads only her own records), with six
+ * records: the fourth is dora's. Tests that add or delete records pull a form of their own.
+ */
+async function publishPullForm(id: string): Promise<PullForm> {
+  const published = await publishForm(server.app, bob, formFile(csvForm({ id, title: 'Briefcase pull', extra: ',image,photo,Photo' }), `${id}.csv`));
+  const xform = (await get(`/bob/forms/${published}/form.xml`)).body;
+  const form: PullForm = { id, formId: published, root: /<instance>\s*<([\w.-]+)/.exec(xform)?.[1] ?? 'data', order: [] };
+  for (const [user, role] of [[rita, 'readonly'], [dora, 'dataentry-minor']] as const) {
+    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${published}/share`, payload: { username: user.username, role }, headers: bob.auth });
+    assert.equal(res.statusCode, 204, res.body);
+  }
+  for (let n = 1; n <= 6; n++) await submit(n === 4 ? dora : bob, n, form);
+  return form;
 }
 
 before(async () => {
@@ -97,14 +122,7 @@ before(async () => {
   alice = await createUser(server.app, 'alice');
   rita = await createUser(server.app, 'rita');
   dora = await createUser(server.app, 'dora');
-  formId = await publishForm(server.app, bob, formFile(csvForm({ id: ID, title: 'Briefcase pull', extra: ',image,photo,Photo' }), `${ID}.csv`));
-  const xform = (await get(`/bob/forms/${formId}/form.xml`)).body;
-  root = /<instance>\s*<([\w.-]+)/.exec(xform)?.[1] ?? 'data';
-  for (const [user, role] of [[rita, 'readonly'], [dora, 'dataentry-minor']] as const) {
-    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: user.username, role }, headers: bob.auth });
-    assert.equal(res.statusCode, 204, res.body);
-  }
-  for (let n = 1; n <= 6; n++) await submit(n === 4 ? dora : bob, n);
+  ({ formId, root, order } = await publishPullForm(ID));
 });
 after(() => server.close());
 
@@ -152,26 +170,27 @@ describe('Briefcase pull', () => {
   });
 
   test('the cursor resumes after the last record listed, and a later pull lists only newer records', async () => {
-    const first = readChunk((await get(`/bob/view/submissionList?formId=${ID}&numEntries=2&cursor=`, bob)).body);
+    const own = await publishPullForm('briefcase_cursor');
+    const first = readChunk((await get(`/bob/view/submissionList?formId=${own.id}&numEntries=2&cursor=`, bob)).body);
     assert.equal(first.ids.length, 2);
-    const rest = readChunk((await get(`/bob/view/submissionList?formId=${ID}&numEntries=100&cursor=${first.cursor}`, bob)).body);
-    assert.deepEqual([...first.ids, ...rest.ids], order.map((u) => `uuid:${u}`));
+    const rest = readChunk((await get(`/bob/view/submissionList?formId=${own.id}&numEntries=100&cursor=${first.cursor}`, bob)).body);
+    assert.deepEqual([...first.ids, ...rest.ids], own.order.map((u) => `uuid:${u}`));
     // Briefcase keeps the last cursor; pulling again from it finds nothing until a record arrives.
-    assert.deepEqual(readChunk((await get(`/bob/view/submissionList?formId=${ID}&cursor=${rest.cursor}`, bob)).body).ids, []);
-    const uuid = await submit(bob, 7);
-    assert.deepEqual(readChunk((await get(`/bob/view/submissionList?formId=${ID}&cursor=${rest.cursor}`, bob)).body).ids, [`uuid:${uuid}`]);
+    assert.deepEqual(readChunk((await get(`/bob/view/submissionList?formId=${own.id}&cursor=${rest.cursor}`, bob)).body).ids, []);
+    const uuid = await submit(bob, 7, own);
+    assert.deepEqual(readChunk((await get(`/bob/view/submissionList?formId=${own.id}&cursor=${rest.cursor}`, bob)).body).ids, [`uuid:${uuid}`]);
   });
 
   test('deleted records are neither listed nor downloadable', async () => {
-    const victim = order[1] ?? '';
-    const record = (await get(`/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: victim }))}`, bob)).json<Array<{ _id: number }>>()[0];
+    const own = await publishPullForm('briefcase_deleted');
+    const victim = own.order[1] ?? '';
+    const record = (await get(`/api/v1/data/${own.formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: victim }))}`, bob)).json<Array<{ _id: number }>>()[0];
     assert.ok(record);
-    assert.equal((await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${record._id}`, headers: bob.auth })).statusCode, 204);
-    const { ids } = await pullIds(bob, 100);
+    assert.equal((await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${own.formId}/${record._id}`, headers: bob.auth })).statusCode, 204);
+    const { ids } = await pullIds(bob, 100, '/bob', own.id);
     assert.ok(!ids.includes(`uuid:${victim}`));
-    assert.equal(ids.length, order.length - 1);
-    assert.equal((await get(`/bob/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${victim}`))}`, bob)).statusCode, 404);
-    order.splice(1, 1);
+    assert.equal(ids.length, own.order.length - 1);
+    assert.equal((await get(`/bob/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${victim}`, own))}`, bob)).statusCode, 404);
   });
 
   test('without the account in the path, the caller’s form of that id_string is pulled', async () => {
@@ -213,11 +232,12 @@ describe('Briefcase permissions', () => {
 
   test('a read-only member pulls every record; a role that reads only its own pulls only those', async () => {
     assert.deepEqual((await pullIds(rita, 100)).ids, order.map((u) => `uuid:${u}`));
+    // Dora sent the fourth record.
     const own = await pullIds(dora, 100);
-    assert.deepEqual(own.ids, [`uuid:${order[2] ?? ''}`]);
+    assert.deepEqual(own.ids, [`uuid:${order[3] ?? ''}`]);
     const others = await get(`/bob/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${order[0] ?? ''}`))}`, dora);
     assert.equal(others.statusCode, 404);
-    assert.equal((await get(`/bob/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${order[2] ?? ''}`))}`, dora)).statusCode, 200);
+    assert.equal((await get(`/bob/view/downloadSubmission?formId=${encodeURIComponent(submissionKey(`uuid:${order[3] ?? ''}`))}`, dora)).statusCode, 200);
   });
 });
 
@@ -320,25 +340,28 @@ describe('Briefcase push', () => {
   });
 
   test('formUpload refuses the anonymous, a stranger’s account, a duplicate form, a missing or broken XForm', async () => {
+    // An account of its own, which has the form already: carl's push publishes it in the other test.
+    const cleo = await createUser(server.app, 'cleo');
     const xform = (await get(`/bob/forms/${formId}/form.xml`, bob)).body;
     const formPart = { name: 'form_def_file', fileName: 'f.xml', content: xform, contentType: 'application/xml' };
-    const anonymous = await upload(undefined, '/carl/formUpload', [formPart]);
+    assert.equal((await upload(cleo, '/cleo/formUpload', [formPart])).statusCode, 201);
+    const anonymous = await upload(undefined, '/cleo/formUpload', [formPart]);
     assert.equal(anonymous.statusCode, 401);
     assert.match(String(anonymous.headers['www-authenticate']), /^Digest /);
-    const stranger = await upload(alice, '/carl/formUpload', [formPart]);
+    const stranger = await upload(alice, '/cleo/formUpload', [formPart]);
     assert.equal(stranger.statusCode, 403);
-    assert.match(stranger.body, /has no permission to add xforms to account carl/);
-    const duplicate = await upload(carl, '/formUpload', [formPart]);
+    assert.match(stranger.body, /has no permission to add xforms to account cleo/);
+    const duplicate = await upload(cleo, '/formUpload', [formPart]);
     assert.equal(duplicate.statusCode, 400);
     assert.match(duplicate.body, /already exists/);
-    const missing = await upload(carl, '/carl/formUpload', [{ name: 'other', fileName: 'x.txt', content: 'x' }]);
+    const missing = await upload(cleo, '/cleo/formUpload', [{ name: 'other', fileName: 'x.txt', content: 'x' }]);
     assert.equal(missing.statusCode, 400);
     assert.match(missing.body, /Missing xml file/);
     for (const broken of ['<h:html', '<!DOCTYPE x [<!ENTITY e "x">]><x/>', '<data id="x"/>']) {
-      const res = await upload(carl, '/carl/formUpload', [{ ...formPart, content: broken }]);
+      const res = await upload(cleo, '/cleo/formUpload', [{ ...formPart, content: broken }]);
       assert.equal(res.statusCode, 400, broken);
       assert.match(res.body, /<OpenRosaResponse/);
     }
-    assert.equal((await upload(carl, '/nobody/formUpload', [formPart])).statusCode, 404);
+    assert.equal((await upload(cleo, '/nobody/formUpload', [formPart])).statusCode, 404);
   });
 });

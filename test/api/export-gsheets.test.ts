@@ -67,16 +67,35 @@ const registry = buildJobRegistry();
 const google = new GoogleStandIn();
 let server: TestServer;
 let dataDir: string;
-let bob: TestUser;
-let formId: number;
 
-async function submit(name: string): Promise<void> {
+async function submit(user: TestUser, name: string): Promise<void> {
   const body = multipart({}, [{ name: 'xml_submission_file', fileName: 's.xml', content: householdXml({ uuid: randomUUID(), name }), contentType: 'text/xml' }]);
-  const res = await server.app.inject({ method: 'POST', url: '/bob/submission', payload: body.payload, headers: { authorization: basic('bob', bob.password), ...body.headers } });
+  const res = await server.app.inject({ method: 'POST', url: `/${user.username}/submission`, payload: body.payload, headers: { authorization: basic(user.username, user.password), ...body.headers } });
   assert.equal(res.statusCode, 201, res.body);
 }
 
-const get = (url: string) => server.app.inject({ method: 'GET', url, headers: bob.auth });
+const get = (url: string, user: TestUser) => server.app.inject({ method: 'GET', url, headers: user.auth });
+
+/**
+ * An account of its own to each test, since the Google authorization is stored per account (and
+ * one test lets its token expire), with the household form and the records of Bob and Jane.
+ */
+async function accountWithForm(username: string): Promise<{ user: TestUser; formId: number }> {
+  const user = await createUser(server.app, username);
+  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
+  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...user.auth, ...body.headers } });
+  assert.equal(res.statusCode, 201, res.body);
+  await submit(user, 'Bob');
+  await submit(user, 'Jane');
+  return { user, formId: Number(res.json().formid) };
+}
+
+/** Stores the user's Google authorization (access-1, refresh-1), leaving no request behind in the stand-in. */
+async function authorize(user: TestUser): Promise<void> {
+  const res = await get('/api/v1/export/google_auth?code=good-code', user);
+  assert.equal(res.statusCode, 201, res.body);
+  google.take();
+}
 
 async function runJobs(): Promise<void> {
   while (await runOneJob(server.deps, registry, { log: () => {} })) {
@@ -95,12 +114,6 @@ before(async () => {
     GOOGLE_TOKEN_URL: `${google.base}/token`,
     GOOGLE_SHEETS_API_URL: google.base,
   });
-  bob = await createUser(server.app, 'bob');
-  const body = multipart({}, [formFile(HOUSEHOLD_CSV, 'household.csv')]);
-  const res = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: body.payload, headers: { ...bob.auth, ...body.headers } });
-  formId = Number(res.json().formid);
-  await submit('Bob');
-  await submit('Jane');
 });
 after(async () => {
   await server.close();
@@ -110,7 +123,8 @@ after(async () => {
 
 describe('Google Sheets exports', () => {
   test('without a stored authorization: 403 with the consent address and details', async () => {
-    const res = await get(`/api/v1/forms/${formId}/export_async?format=gsheets&redirect_uri=${encodeURIComponent('https://client.example.org/done')}`);
+    const { user, formId } = await accountWithForm('nina');
+    const res = await get(`/api/v1/forms/${formId}/export_async?format=gsheets&redirect_uri=${encodeURIComponent('https://client.example.org/done')}`, user);
     assert.equal(res.statusCode, 403);
     const body = res.json();
     assert.deepEqual(Object.keys(body), ['url', 'details']);
@@ -126,10 +140,11 @@ describe('Google Sheets exports', () => {
   });
 
   test('google_auth: a refused code is a 400; a good one is exchanged and stored (201)', async () => {
-    assert.equal((await get('/api/v1/export/google_auth')).statusCode, 400);
-    const bad = await get('/api/v1/export/google_auth?code=bad-code');
+    const gail = await createUser(server.app, 'gail');
+    assert.equal((await get('/api/v1/export/google_auth', gail)).statusCode, 400);
+    const bad = await get('/api/v1/export/google_auth?code=bad-code', gail);
     assert.equal(bad.statusCode, 400);
-    const good = await get('/api/v1/export/google_auth?code=good-code');
+    const good = await get('/api/v1/export/google_auth?code=good-code', gail);
     assert.equal(good.statusCode, 201, good.body);
     const [, exchange] = google.take();
     assert.equal(exchange?.url, '/token');
@@ -140,15 +155,17 @@ describe('Google Sheets exports', () => {
       code: 'good-code',
       redirect_uri: 'http://testserver/api/v1/export/google_auth',
     });
-    const stored = await server.deps.db.selectFrom('spreadsheet_credentials').select('sealed').executeTakeFirstOrThrow();
+    const stored = await server.deps.db.selectFrom('spreadsheet_credentials').select('sealed').where('user_id', '=', gail.id).executeTakeFirstOrThrow();
     assert.doesNotMatch(stored.sealed, /access-1|refresh-1/);
   });
 
   test('the job creates a spreadsheet with a sheet per section and appends header and rows', async () => {
-    const start = await get(`/api/v1/forms/${formId}/export_async?format=gsheets`);
+    const { user, formId } = await accountWithForm('hugo');
+    await authorize(user);
+    const start = await get(`/api/v1/forms/${formId}/export_async?format=gsheets`, user);
     assert.equal(start.statusCode, 202, start.body);
     await runJobs();
-    const done = await get(`/api/v1/forms/${formId}/export_async?job_uuid=${start.json().job_uuid}`);
+    const done = await get(`/api/v1/forms/${formId}/export_async?job_uuid=${start.json().job_uuid}`, user);
     assert.deepEqual(done.json(), { job_status: 'SUCCESS', export_url: 'https://docs.example.org/spreadsheets/d/sheet-1/edit' });
 
     const [create, ...appends] = google.take();
@@ -172,21 +189,23 @@ describe('Google Sheets exports', () => {
     assert.deepEqual(childRows[0]?.slice(0, 2), ['children/childs_name', 'children/childs_age']);
     assert.deepEqual(childRows.slice(1).map((r) => r.slice(0, 2)), [['Tom', 12], ['Dick', 5], ['Tom', 12], ['Dick', 5]]);
 
-    const listed = (await get(`/api/v1/export?xform=${formId}`)).json() as Array<Record<string, unknown>>;
+    const listed = (await get(`/api/v1/export?xform=${formId}`, user)).json() as Array<Record<string, unknown>>;
     const record = listed.find((e) => e['type'] === 'gsheets');
     assert.equal(record?.['export_url'], 'https://docs.example.org/spreadsheets/d/sheet-1/edit');
-    const download = await get(`/api/v1/export/${String(record?.['id'])}`);
+    const download = await get(`/api/v1/export/${String(record?.['id'])}`, user);
     assert.equal(download.statusCode, 302);
     assert.equal(download.headers.location, 'https://docs.example.org/spreadsheets/d/sheet-1/edit');
   });
 
   test('an expired access token is refreshed with the stored refresh token', async () => {
+    const { user, formId } = await accountWithForm('ivy');
+    await authorize(user);
     server.clock.advance(2 * 3600);
-    await submit('Later');
-    const start = await get(`/api/v1/forms/${formId}/export_async?format=gsheets`);
+    await submit(user, 'Later');
+    const start = await get(`/api/v1/forms/${formId}/export_async?format=gsheets`, user);
     assert.equal(start.statusCode, 202, start.body);
     await runJobs();
-    assert.equal((await get(`/api/v1/forms/${formId}/export_async?job_uuid=${start.json().job_uuid}`)).json().job_status, 'SUCCESS');
+    assert.equal((await get(`/api/v1/forms/${formId}/export_async?job_uuid=${start.json().job_uuid}`, user)).json().job_status, 'SUCCESS');
     const [refresh, create] = google.take();
     assert.equal(refresh?.url, '/token');
     assert.equal(new URLSearchParams(refresh?.body).get('grant_type'), 'refresh_token');
