@@ -56,6 +56,8 @@ describe('onadata black-box test 39 (tutorial.xlsx)', () => {
   });
 
   test('good.csv adds 9 records that look like submissions', async () => {
+    // A form of its own: the records it counts are those this import adds.
+    const formId = await publish(bob, 'tutorial.xlsx');
     const res = await upload(formId, 'csv_file', 'good.csv', fixture('good.csv'));
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { additions: 9, duplicates: 0, updates: 0, info: "Additional column(s) excluded from the upload: ''." });
@@ -80,6 +82,9 @@ describe('onadata black-box test 39 (tutorial.xlsx)', () => {
   });
 
   test('edit.csv with stored _uuids updates those records in place, keeping history', async () => {
+    // A form of its own with good.csv's 9 records to edit.
+    const formId = await publish(bob, 'tutorial.xlsx');
+    assert.equal((await upload(formId, 'csv_file', 'good.csv', fixture('good.csv'))).statusCode, 200);
     const before = await records(formId);
     const uuids = before.map((r) => String(r['_uuid']));
     const edit = fixture('edit.csv').toString('utf8').replace(/\{(\d)\}/g, (_m, i: string) => uuids[Number(i)] ?? '');
