@@ -165,9 +165,13 @@ export function remoteUrlProblem(url: string, allowPrivateAddresses: boolean): s
   return undefined;
 }
 
-/** A keep-alive connection pool whose every connection makes the address check in its own DNS lookup. */
+/**
+ * A keep-alive connection pool whose every connection makes the address check in its own DNS lookup.
+ * Only undici's Agent and what it needs are loaded (its entry module loads fetch, WebSocket, the
+ * caches and the mocks too): a REST service dispatcher needs nothing else.
+ */
 export async function guardedAgent(options: { allowPrivateAddresses: boolean; timeoutMs: number; connections?: number }): Promise<Agent> {
-  const { Agent } = await import('undici');
+  const { default: Agent } = await import('undici/lib/dispatcher/agent.js');
   return new Agent({
     connect: { lookup: guardedLookup(options.allowPrivateAddresses), timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,
