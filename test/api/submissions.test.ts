@@ -26,7 +26,10 @@ after(() => server.close());
 
 describe('OpenRosa submission', () => {
   test('formList → form download → submission with a photo → data API', async () => {
-    const list = await server.app.inject({ method: 'GET', url: '/bob/formList', headers: { authorization: basic('bob', bob.password) } });
+    // An account and form of its own: the test reads the form's only record and its count.
+    const owen = await createUser(server.app, 'owen');
+    const formId = await publishForm(server.app, owen, formFile(HOUSEHOLD_CSV, 'household.csv'));
+    const list = await server.app.inject({ method: 'GET', url: '/owen/formList', headers: { authorization: basic('owen', owen.password) } });
     const downloadUrl = /<downloadUrl>([^<]+)<\/downloadUrl>/.exec(list.body)?.[1];
     assert.ok(downloadUrl);
     const xform = await server.app.inject({ method: 'GET', url: downloadUrl.replace('http://testserver', '') });
@@ -34,7 +37,7 @@ describe('OpenRosa submission', () => {
     assert.ok(formhubUuid);
 
     const uuid = randomUUID();
-    const res = await submit('/bob/submission', householdXml({ uuid, photo: 'photo.png', formhubUuid }), { authorization: basic('bob', bob.password) }, [
+    const res = await submit('/owen/submission', householdXml({ uuid, photo: 'photo.png', formhubUuid }), { authorization: basic('owen', owen.password) }, [
       { name: 'photo.png', content: PNG, type: 'image/png' },
     ]);
     assert.equal(res.statusCode, 201, res.body);
@@ -42,7 +45,7 @@ describe('OpenRosa submission', () => {
     assert.match(res.body, /<message>Successful submission\.<\/message>/);
     assert.match(res.body, new RegExp(`instanceID="uuid:${uuid}"`));
 
-    const records = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}`, headers: bob.auth });
+    const records = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}`, headers: owen.auth });
     assert.equal(records.statusCode, 200);
     const [record] = records.json();
     assert.equal(record.name, 'Bob');
@@ -58,18 +61,18 @@ describe('OpenRosa submission', () => {
     assert.equal(record._xform_id_string, 'household');
     assert.equal(record._version, '2026010101');
     assert.equal(record._status, 'submitted_via_web');
-    assert.equal(record._submitted_by, 'bob');
+    assert.equal(record._submitted_by, 'owen');
     assert.deepEqual(record._geolocation, [-1.2625621, 36.7921711]);
     assert.equal(record._total_media, 1);
     assert.equal(record._media_count, 1);
     assert.equal(record._media_all_received, true);
     assert.match(record._submission_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
     assert.equal(record._attachments.length, 1);
-    const file = await server.app.inject({ method: 'GET', url: record._attachments[0].download_url.replace('http://testserver', ''), headers: bob.auth });
+    const file = await server.app.inject({ method: 'GET', url: record._attachments[0].download_url.replace('http://testserver', ''), headers: owen.auth });
     assert.equal(file.statusCode, 200);
     assert.deepEqual(Buffer.from(file.rawPayload), PNG);
 
-    const form = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json();
+    const form = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: owen.auth })).json();
     assert.equal(form.num_of_submissions, 1);
     assert.ok(form.last_submission_time);
     assert.equal(form.instances_with_geopoints, true);
@@ -232,7 +235,11 @@ describe('OpenRosa submission', () => {
 });
 
 describe('data API', () => {
+  // A reader of these tests' own (the OpenRosa tests change alice's role on the form).
+  let rita: TestUser;
   before(async () => {
+    rita = await createUser(server.app, 'rita');
+    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'rita', role: 'readonly' }, headers: bob.auth });
     for (const [name, age] of [['Ann', 30], ['Ben', 41], ['Cid', 19]] as const) {
       await submit('/bob/submission', householdXml({ uuid: randomUUID(), name, age }));
     }
@@ -290,19 +297,21 @@ describe('data API', () => {
   });
 
   test('one record, deletion, and who may read or delete', async () => {
-    const [record] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Cid' }))}`)).json();
+    // A record of its own to delete: the other tests query Ann, Ben and Cid.
+    await submit('/bob/submission', householdXml({ uuid: randomUUID(), name: 'Dot', age: 52 }));
+    const [record] = (await data(`?query=${encodeURIComponent(JSON.stringify({ name: 'Dot' }))}`)).json();
     const url = `/api/v1/data/${formId}/${record._id}`;
-    assert.equal((await server.app.inject({ method: 'GET', url, headers: bob.auth })).json().name, 'Cid');
+    assert.equal((await server.app.inject({ method: 'GET', url, headers: bob.auth })).json().name, 'Dot');
     const xml = await server.app.inject({ method: 'GET', url: `${url}.xml`, headers: bob.auth });
     assert.match(String(xml.headers['content-type']), /^text\/xml/);
-    assert.match(xml.body, /<name>Cid<\/name>/);
+    assert.match(xml.body, /<name>Dot<\/name>/);
     assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}/abc`, headers: bob.auth })).statusCode, 400);
     assert.equal((await data('', null)).statusCode, 404);
     // public_data alone shares the records with everyone (the form itself stays private).
     await server.app.inject({ method: 'PATCH', url: `/api/v1/forms/${formId}`, payload: { public_data: true }, headers: bob.auth });
     try {
       assert.equal((await data('', null)).statusCode, 200);
-      assert.equal((await server.app.inject({ method: 'GET', url })).json().name, 'Cid');
+      assert.equal((await server.app.inject({ method: 'GET', url })).json().name, 'Dot');
       assert.equal((await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}` })).statusCode, 404);
       assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/v1/data/public' })).json().map((f: { id: number }) => f.id), [formId]);
     } finally {
@@ -310,9 +319,9 @@ describe('data API', () => {
     }
     assert.equal((await data('', null)).statusCode, 404);
     assert.deepEqual((await server.app.inject({ method: 'GET', url: '/api/v1/data/public' })).json(), []);
-    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'alice', role: 'readonly' }, headers: bob.auth });
-    assert.equal((await data('', alice)).statusCode, 200);
-    const denied = await server.app.inject({ method: 'DELETE', url, headers: alice.auth });
+    await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/share`, payload: { username: 'rita', role: 'readonly' }, headers: bob.auth });
+    assert.equal((await data('', rita)).statusCode, 200);
+    const denied = await server.app.inject({ method: 'DELETE', url, headers: rita.auth });
     assert.equal(denied.statusCode, 403);
     assert.deepEqual(denied.json(), { detail: 'You do not have delete permissions.' });
     const before = (await server.app.inject({ method: 'GET', url: `/api/v1/forms/${formId}`, headers: bob.auth })).json().num_of_submissions;
@@ -338,7 +347,7 @@ describe('data API', () => {
     assert.equal(removed.statusCode, 200);
     assert.deepEqual(removed.json(), ['verified']);
     assert.equal((await server.app.inject({ method: 'DELETE', url: `${url}/absent`, headers: bob.auth })).statusCode, 202);
-    assert.equal((await server.app.inject({ method: 'POST', url, headers: alice.auth, payload: { tags: 'mine' } })).statusCode, 403, 'a reader cannot tag');
+    assert.equal((await server.app.inject({ method: 'POST', url, headers: rita.auth, payload: { tags: 'mine' } })).statusCode, 403, 'a reader cannot tag');
   });
 
   test('a record keeps its tags when a device edits it, as onadata keeps them on the record', async () => {
@@ -364,7 +373,7 @@ describe('data API', () => {
     const none = await server.app.inject({ method: 'DELETE', url, headers: bob.auth });
     assert.equal(none.statusCode, 400);
     assert.deepEqual(none.json(), { detail: 'Data id(s) not provided.' });
-    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: alice.auth, payload: { instance_ids: String(ids[0]) } })).statusCode, 403);
+    assert.equal((await server.app.inject({ method: 'DELETE', url, headers: rita.auth, payload: { instance_ids: String(ids[0]) } })).statusCode, 403);
     const some = await server.app.inject({ method: 'DELETE', url, headers: bob.auth, payload: { instance_ids: `${ids[0]},${ids[1]}` } });
     assert.equal(some.statusCode, 200, some.body);
     assert.deepEqual(some.json(), { message: '2 records were deleted' });
@@ -385,18 +394,19 @@ describe('data API', () => {
 
 describe('JSON submissions', () => {
   test('POST /api/v1/submissions with {id, submission} stores a record like an XML one', async () => {
+    // An age outside the data API's range query (25 to 41), which reads every record of the form.
     const res = await server.app.inject({
       method: 'POST',
       url: '/api/v1/submissions',
       headers: bob.auth,
-      payload: { id: 'household', submission: { name: 'Jay', age: 33, address: { village: 'Kisii' }, browsers: ['firefox', 'chrome'], children: [{ childs_name: 'Kim', childs_age: 3 }] } },
+      payload: { id: 'household', submission: { name: 'Jay', age: 63, address: { village: 'Kisii' }, browsers: ['firefox', 'chrome'], children: [{ childs_name: 'Kim', childs_age: 3 }] } },
     });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().message, 'Successful submission.');
     const uuid = String(res.json().instanceID).replace('uuid:', '');
     const [record] = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: uuid }))}`, headers: bob.auth })).json();
     assert.equal(record.name, 'Jay');
-    assert.equal(record.age, 33);
+    assert.equal(record.age, 63);
     assert.equal(record['address/village'], 'Kisii');
     assert.equal(record.browsers, 'firefox chrome');
     assert.deepEqual(record.children, [{ 'children/childs_name': 'Kim', 'children/childs_age': 3 }]);
@@ -420,6 +430,8 @@ describe('JSON submissions', () => {
 
 describe('GeoJSON', () => {
   test('/api/v1/data/{pk}.geojson maps each record’s geopoints (lon, lat) with its id', async () => {
+    // A record of its own: the data API's records belong to that suite.
+    assert.equal((await submit('/bob/submission', householdXml({ uuid: randomUUID(), name: 'Geo' }))).statusCode, 201);
     const res = await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}.geojson?fields=name&title=name`, headers: bob.auth });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^application\/geo\+json/);
