@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { basic, createUser, multipart, publishForm, postSubmission, startTestServer, type TestServer, type TestUser, restartableStorage } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
-import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+import { HOUSEHOLD_CSV, householdCsv, householdXml } from '../fixtures/submissions.ts';
 import { startRestDeliveries, type RestDeliveries } from '../../src/modules/restservices/delivery.ts';
 import { readRows, stageImport, type ImportTarget } from '../../src/modules/imports/pipeline.ts';
 import { beginPublish, finishPublish } from '../../src/modules/imports/publish.ts';
@@ -131,6 +131,8 @@ describe('REST services', () => {
   });
 
   test('owners create, read, list, change and delete a service; the secret is never shown', async () => {
+    // A form of its own: the delivery tests leave services on the shared one, which the list would show.
+    const formId = await publishForm(server.app, bob, formFile(householdCsv('household_crud'), 'household.csv'));
     const created = await create(bob, { xform: formId, name: 'generic_json', service_url: 'https://example.org/hook', secret: 's3cret' });
     assert.equal(created['xform'], formId);
     assert.equal(created['name'], 'generic_json');
@@ -150,8 +152,11 @@ describe('REST services', () => {
 
     const listed = (await call('GET', `/api/v1/restservices?xform=${formId}`, bob)).json() as Array<Record<string, unknown>>;
     assert.deepEqual(listed.map((s) => s['id']), [id]);
-    assert.deepEqual((await call('GET', `/api/v1/restservices?xform=${aliceForm}`, alice)).json(), []);
-    assert.deepEqual((await call('GET', '/api/v1/restservices', alice)).json(), []);
+    // Another owner of its own: a later test adds a service to alice's form.
+    const amy = await createUser(server.app, 'amy');
+    const amyForm = await publishForm(server.app, amy, formFile(HOUSEHOLD_CSV, 'household.csv'));
+    assert.deepEqual((await call('GET', `/api/v1/restservices?xform=${amyForm}`, amy)).json(), []);
+    assert.deepEqual((await call('GET', '/api/v1/restservices', amy)).json(), []);
 
     const patched = await call('PATCH', `/api/v1/restservices/${id}`, bob, { name: 'generic_xml', send_updates: true });
     assert.equal(patched.statusCode, 200, patched.body);
@@ -172,6 +177,8 @@ describe('REST services', () => {
   });
 
   test('readers see a form’s services, only owners and managers change them, outsiders get 404', async () => {
+    // A form of its own: carol is shared on it alone, and lists only its service.
+    const formId = await publishForm(server.app, bob, formFile(householdCsv('household_roles'), 'household.csv'));
     const created = await create(bob, { xform: formId, name: 'generic_json', service_url: 'https://example.org/roles' });
     const id = Number(created['id']);
     const share = async (user: TestUser, role: string) => {
