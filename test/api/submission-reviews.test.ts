@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createUser, multipart, postSubmission, publishForm, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
-import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
+import { householdCsv, householdXml } from '../fixtures/submissions.ts';
 
 let server: TestServer;
 let bob: TestUser; // owner
@@ -13,36 +13,67 @@ let mary: TestUser; // manager
 let eddie: TestUser; // editor
 let rita: TestUser; // readonly
 let sam: TestUser; // no role
-let formId: number;
-const records: Array<{ id: number; uuid: string }> = [];
 
 type Json = Record<string, unknown>;
+type Stored = { id: number; uuid: string };
 
 const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, user?: TestUser, payload?: unknown) =>
   server.app.inject({ method, url, headers: user ? user.auth : {}, ...(payload === undefined ? {} : { payload: payload as Json }) });
 
-async function record(id: number, user: TestUser = bob): Promise<Json> {
-  const res = await call('GET', `/api/v1/data/${formId}/${id}`, user);
+/** A form of its own to each test, with its members and three records (Bob, Jane and Zed). */
+interface Survey {
+  readonly owner: TestUser;
+  readonly manager: TestUser;
+  readonly formId: number;
+  /** The form's id_string, which submissions name. */
+  readonly xmlId: string;
+  readonly records: readonly [Stored, Stored, Stored];
+}
+
+let surveys = 0;
+
+async function survey(owner = bob, members: { manager: TestUser; editor: TestUser; reader: TestUser } = { manager: mary, editor: eddie, reader: rita }): Promise<Survey> {
+  const xmlId = `household_${++surveys}`;
+  const formId = await publishForm(server.app, owner, formFile(householdCsv(xmlId), 'household.csv'));
+  for (const [user, role] of [[members.manager, 'manager'], [members.editor, 'editor'], [members.reader, 'readonly']] as const) {
+    const res = await call('POST', `/api/v1/forms/${formId}/share`, owner, { username: user.username, role });
+    assert.equal(res.statusCode, 204, res.body);
+  }
+  const submit = async (name: string): Promise<Stored> => {
+    const uuid = randomUUID();
+    const res = await postSubmission(server.app, `/${owner.username}/submission`, householdXml({ uuid, name, formId: xmlId }), owner.auth);
+    assert.equal(res.statusCode, 201, res.body);
+    const list = await call('GET', `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: uuid }))}`, owner);
+    return { id: Number(list.json<Json[]>()[0]?.['_id']), uuid };
+  };
+  const records = [await submit('Bob'), await submit('Jane'), await submit('Zed')] as const;
+  return { owner, manager: members.manager, formId, xmlId, records };
+}
+
+/**
+ * The reviews a form's records carry in the tests that need earlier ones: the owner rejects the
+ * first with a note, approves the second and marks the third pending in one list, then the
+ * manager marks the second pending with a note.
+ */
+async function reviewed(s: Survey): Promise<Survey> {
+  const [first, second, third] = s.records;
+  const made = [
+    await call('POST', '/api/v1/submissionreview', s.owner, { instance: first.id, status: '2', note: 'Wrong location' }),
+    await call('POST', '/api/v1/submissionreview', s.owner, [
+      { instance: second.id, status: '1' },
+      { instance: third.id, status: '3', note: null },
+    ]),
+    await call('POST', '/api/v1/submissionreview', s.manager, { instance: second.id, status: '3', note: 'Checking again' }),
+  ];
+  for (const res of made) assert.equal(res.statusCode, 201, res.body);
+  return s;
+}
+
+async function record(s: Survey, id: number, user: TestUser = s.owner): Promise<Json> {
+  const res = await call('GET', `/api/v1/data/${s.formId}/${id}`, user);
   assert.equal(res.statusCode, 200, res.body);
   return res.json<Json>();
 }
-
-async function share(user: TestUser, role: string): Promise<void> {
-  const res = await call('POST', `/api/v1/forms/${formId}/share`, bob, { username: user.username, role });
-  assert.equal(res.statusCode, 204, res.body);
-}
-
-async function submit(user: TestUser, name: string): Promise<{ id: number; uuid: string }> {
-  const uuid = randomUUID();
-  const res = await postSubmission(server.app, `/${bob.username}/submission`, householdXml({ uuid, name }), user.auth);
-  assert.equal(res.statusCode, 201, res.body);
-  const list = await call('GET', `/api/v1/data/${formId}?query=${encodeURIComponent(JSON.stringify({ _uuid: uuid }))}`, bob);
-  const id = Number(list.json<Json[]>()[0]?.['_id']);
-  return { id, uuid };
-}
-
-const first = (): { id: number; uuid: string } => records[0] ?? assert.fail('no records');
-const second = (): { id: number; uuid: string } => records[1] ?? assert.fail('no records');
 
 before(async () => {
   server = await startTestServer();
@@ -51,30 +82,27 @@ before(async () => {
   eddie = await createUser(server.app, 'eddie');
   rita = await createUser(server.app, 'rita');
   sam = await createUser(server.app, 'sam');
-  formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
-  await share(mary, 'manager');
-  await share(eddie, 'editor');
-  await share(rita, 'readonly');
-  records.push(await submit(bob, 'Bob'), await submit(bob, 'Jane'), await submit(bob, 'Zed'));
 });
 after(() => server.close());
 
 describe('submission reviews', () => {
   test('an owner reviews a record: 201 in onadata’s shape, and the record shows the review and its note', async () => {
-    const before = await record(first().id);
+    const s = await survey();
+    const [first] = s.records;
+    const before = await record(s, first.id);
     assert.equal(before['_review_status'], undefined);
     server.clock.advance(2);
-    const res = await call('POST', '/api/v1/submissionreview', bob, { instance: first().id, status: '2', note: '  Wrong location ' });
+    const res = await call('POST', '/api/v1/submissionreview', bob, { instance: first.id, status: '2', note: '  Wrong location ' });
     assert.equal(res.statusCode, 201, res.body);
     const review = res.json<Json>();
     assert.deepEqual(Object.keys(review), ['id', 'instance', 'created_by', 'status', 'date_created', 'note', 'date_modified']);
-    assert.equal(review['instance'], first().id);
+    assert.equal(review['instance'], first.id);
     assert.equal(review['created_by'], bob.id);
     assert.equal(review['status'], '2');
     assert.equal(review['note'], 'Wrong location');
     assert.match(String(review['date_created']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
-    const after = await record(first().id);
+    const after = await record(s, first.id);
     assert.equal(after['_review_status'], '2');
     assert.equal(after['_review_comment'], 'Wrong location');
     assert.equal(Date.parse(String(after['_review_date'])), Date.parse(String(review['date_created'])));
@@ -84,15 +112,17 @@ describe('submission reviews', () => {
     assert.ok(Date.parse(String(after['_date_modified'])) > Date.parse(String(before['_date_modified'])), 'a review modifies the record');
 
     // The data API's query reads the review status like any key.
-    const rejected = await call('GET', `/api/v1/data/${formId}?query=${encodeURIComponent('{"_review_status": "2"}')}`, bob);
-    assert.deepEqual(rejected.json<Json[]>().map((r) => r['_id']), [first().id]);
+    const rejected = await call('GET', `/api/v1/data/${s.formId}?query=${encodeURIComponent('{"_review_status": "2"}')}`, bob);
+    assert.deepEqual(rejected.json<Json[]>().map((r) => r['_id']), [first.id]);
   });
 
   test('bad input gets 400 with DRF field messages; a rejection needs a comment', async () => {
+    const s = await survey();
+    const [, second] = s.records;
     const cases: Array<[unknown, Json]> = [
-      [{ instance: second().id, status: '2' }, { note: ['Cannot reject a submission without a comment.'] }],
-      [{ instance: second().id, status: '2', note: '' }, { note: ['Cannot reject a submission without a comment.'] }],
-      [{ instance: second().id, status: '9' }, { status: ['"9" is not a valid choice.'] }],
+      [{ instance: second.id, status: '2' }, { note: ['Cannot reject a submission without a comment.'] }],
+      [{ instance: second.id, status: '2', note: '' }, { note: ['Cannot reject a submission without a comment.'] }],
+      [{ instance: second.id, status: '9' }, { status: ['"9" is not a valid choice.'] }],
       [{ status: '1' }, { instance: ['This field is required.'] }],
       [{ instance: 99999999, status: '1' }, { instance: ['Invalid pk "99999999" - object does not exist.'] }],
       [{ instance: [1] }, { instance: ['Incorrect type. Expected pk value, received list.'] }],
@@ -103,26 +133,28 @@ describe('submission reviews', () => {
       assert.equal(res.statusCode, 400, `${JSON.stringify(payload)}: ${res.body}`);
       assert.deepEqual(res.json(), expected, JSON.stringify(payload));
     }
-    assert.equal((await record(second().id))['_review_status'], undefined);
+    assert.equal((await record(s, second.id))['_review_status'], undefined);
   });
 
   test('a list creates a review per item, all or none; a bad item gets its errors in place', async () => {
+    const s = await survey();
+    const [, second, third] = s.records;
     const bad = await call('POST', '/api/v1/submissionreview', bob, [
-      { instance: second().id, status: '1' },
-      { instance: records[2]?.id, status: '2' },
+      { instance: second.id, status: '1' },
+      { instance: third.id, status: '2' },
     ]);
     assert.equal(bad.statusCode, 400, bad.body);
     assert.deepEqual(bad.json(), [{}, { note: ['Cannot reject a submission without a comment.'] }]);
-    assert.equal((await record(second().id))['_review_status'], undefined, 'nothing was written');
+    assert.equal((await record(s, second.id))['_review_status'], undefined, 'nothing was written');
 
     const res = await call('POST', '/api/v1/submissionreview', bob, [
-      { instance: second().id, status: '1' },
-      { instance: records[2]?.id, status: '3', note: null },
+      { instance: second.id, status: '1' },
+      { instance: third.id, status: '3', note: null },
     ]);
     assert.equal(res.statusCode, 201, res.body);
     const items = res.json<Json[]>();
-    assert.deepEqual(items.map((r) => [r['instance'], r['status'], r['note']]), [[second().id, '1', null], [records[2]?.id, '3', null]]);
-    const approved = await record(second().id);
+    assert.deepEqual(items.map((r) => [r['instance'], r['status'], r['note']]), [[second.id, '1', null], [third.id, '3', null]]);
+    const approved = await record(s, second.id);
     assert.equal(approved['_review_status'], '1');
     assert.equal(approved['_review_comment'], undefined, 'no comment, no key');
     assert.deepEqual(approved['_notes'], []);
@@ -131,22 +163,24 @@ describe('submission reviews', () => {
   });
 
   test('managers review; editors, readers and strangers may not; anonymous gets 401', async () => {
-    const byManager = await call('POST', '/api/v1/submissionreview', mary, { instance: second().id, status: '3', note: 'Checking again' });
+    const s = await survey();
+    const [, second] = s.records;
+    const byManager = await call('POST', '/api/v1/submissionreview', mary, { instance: second.id, status: '3', note: 'Checking again' });
     assert.equal(byManager.statusCode, 201, byManager.body);
-    assert.equal((await record(second().id))['_review_status'], '3', 'the latest review wins');
+    assert.equal((await record(s, second.id))['_review_status'], '3', 'the latest review wins');
 
     for (const user of [eddie, rita]) {
-      const res = await call('POST', '/api/v1/submissionreview', user, { instance: second().id, status: '1' });
+      const res = await call('POST', '/api/v1/submissionreview', user, { instance: second.id, status: '1' });
       assert.equal(res.statusCode, 403, `${user.username}: ${res.body}`);
     }
     // Bulk: one record the caller may not review refuses the lot.
-    const mixed = await call('POST', '/api/v1/submissionreview', eddie, [{ instance: second().id, status: '1' }]);
+    const mixed = await call('POST', '/api/v1/submissionreview', eddie, [{ instance: second.id, status: '1' }]);
     assert.equal(mixed.statusCode, 403);
     // A record the caller cannot read does not exist for them.
-    const stranger = await call('POST', '/api/v1/submissionreview', sam, { instance: second().id, status: '1' });
+    const stranger = await call('POST', '/api/v1/submissionreview', sam, { instance: second.id, status: '1' });
     assert.equal(stranger.statusCode, 400);
-    assert.deepEqual(stranger.json(), { instance: [`Invalid pk "${second().id}" - object does not exist.`] });
-    const anonymous = await call('POST', '/api/v1/submissionreview', undefined, { instance: second().id, status: '1' });
+    assert.deepEqual(stranger.json(), { instance: [`Invalid pk "${second.id}" - object does not exist.`] });
+    const anonymous = await call('POST', '/api/v1/submissionreview', undefined, { instance: second.id, status: '1' });
     assert.equal(anonymous.statusCode, 401);
 
     const review = byManager.json<Json>();
@@ -156,20 +190,28 @@ describe('submission reviews', () => {
   });
 
   test('the list shows the reviews of records the caller may read, filtered by instance, instance__xform, status and created_by', async () => {
-    const all = (await call('GET', '/api/v1/submissionreview', bob)).json<Json[]>();
+    // Accounts of its own: the list holds every review the caller may read, on any form.
+    const olive = await createUser(server.app, 'olive');
+    const mona = await createUser(server.app, 'mona');
+    const rhea = await createUser(server.app, 'rhea');
+    const stan = await createUser(server.app, 'stan');
+    const ed = await createUser(server.app, 'edna');
+    const s = await reviewed(await survey(olive, { manager: mona, editor: ed, reader: rhea }));
+    const [first, second, third] = s.records;
+    const all = (await call('GET', '/api/v1/submissionreview', olive)).json<Json[]>();
     assert.equal(all.length, 4);
     assert.deepEqual(all.map((r) => r['id']), [...all.map((r) => Number(r['id']))].sort((a, b) => a - b), 'in id order');
-    assert.equal((await call('GET', '/api/v1/submissionreview', rita)).json<Json[]>().length, 4, 'readers see reviews');
-    assert.deepEqual((await call('GET', '/api/v1/submissionreview', sam)).json(), [], 'strangers see none');
+    assert.equal((await call('GET', '/api/v1/submissionreview', rhea)).json<Json[]>().length, 4, 'readers see reviews');
+    assert.deepEqual((await call('GET', '/api/v1/submissionreview', stan)).json(), [], 'strangers see none');
     assert.deepEqual((await call('GET', '/api/v1/submissionreview')).json(), [], 'nor does anonymous');
 
-    const ids = async (query: string): Promise<unknown[]> => (await call('GET', `/api/v1/submissionreview?${query}`, bob)).json<Json[]>().map((r) => r['instance']);
-    assert.deepEqual(await ids(`instance=${first().id}`), [first().id]);
-    assert.deepEqual(await ids(`instance__xform=${formId}`), [first().id, second().id, records[2]?.id, second().id]);
-    assert.deepEqual(await ids(`instance__xform=${formId + 1000}`), []);
-    assert.deepEqual(await ids('status=3'), [records[2]?.id, second().id]);
-    assert.deepEqual(await ids(`created_by=${mary.id}`), [second().id]);
-    const bad = await call('GET', '/api/v1/submissionreview?status=7&instance=x', bob);
+    const ids = async (query: string): Promise<unknown[]> => (await call('GET', `/api/v1/submissionreview?${query}`, olive)).json<Json[]>().map((r) => r['instance']);
+    assert.deepEqual(await ids(`instance=${first.id}`), [first.id]);
+    assert.deepEqual(await ids(`instance__xform=${s.formId}`), [first.id, second.id, third.id, second.id]);
+    assert.deepEqual(await ids(`instance__xform=${s.formId + 1000}`), []);
+    assert.deepEqual(await ids('status=3'), [third.id, second.id]);
+    assert.deepEqual(await ids(`created_by=${mona.id}`), [second.id]);
+    const bad = await call('GET', '/api/v1/submissionreview?status=7&instance=x', olive);
     assert.equal(bad.statusCode, 400);
     assert.deepEqual(bad.json(), {
       instance: ['Select a valid choice. That choice is not one of the available choices.'],
@@ -178,7 +220,9 @@ describe('submission reviews', () => {
   });
 
   test('retrieve, change and delete a review; the record follows its latest live review', async () => {
-    const created = await call('POST', '/api/v1/submissionreview', bob, { instance: records[2]?.id, status: '1', note: 'Fine' });
+    const s = await reviewed(await survey());
+    const [, , third] = s.records;
+    const created = await call('POST', '/api/v1/submissionreview', bob, { instance: third.id, status: '1', note: 'Fine' });
     const id = String(created.json<Json>()['id']);
     const got = await call('GET', `/api/v1/submissionreview/${id}`, rita);
     assert.equal(got.statusCode, 200);
@@ -193,7 +237,7 @@ describe('submission reviews', () => {
     assert.equal(changed.statusCode, 200, changed.body);
     assert.equal(changed.json<Json>()['note'], 'Not fine');
     assert.notEqual(changed.json<Json>()['date_modified'], created.json<Json>()['date_modified']);
-    let shown = await record(Number(records[2]?.id));
+    let shown = await record(s, third.id);
     assert.equal(shown['_review_status'], '2');
     assert.equal(shown['_review_comment'], 'Not fine');
     assert.deepEqual((shown['_notes'] as Json[]).map((n) => n['note']), ['Not fine'], 'the note was changed, not added');
@@ -201,7 +245,7 @@ describe('submission reviews', () => {
     const uncommented = await call('PUT', `/api/v1/submissionreview/${id}`, bob, { note: '' });
     assert.equal(uncommented.statusCode, 200, uncommented.body);
     assert.equal(uncommented.json<Json>()['note'], null);
-    shown = await record(Number(records[2]?.id));
+    shown = await record(s, third.id);
     assert.equal(shown['_review_comment'], undefined);
     assert.deepEqual(shown['_notes'], []);
 
@@ -210,16 +254,18 @@ describe('submission reviews', () => {
     assert.equal((await call('GET', `/api/v1/submissionreview/${id}`, bob)).statusCode, 404);
     assert.ok(!(await call('GET', '/api/v1/submissionreview', bob)).json<Json[]>().some((r) => String(r['id']) === id));
     // The record's earlier review (pending, from the bulk create) shows again.
-    shown = await record(Number(records[2]?.id));
+    shown = await record(s, third.id);
     assert.equal(shown['_review_status'], '3');
   });
 
   test('editing a reviewed record keeps its review and notes', async () => {
-    const { id, uuid } = first();
+    const s = await reviewed(await survey());
+    const [first] = s.records;
+    const { id, uuid } = first;
     const newUuid = randomUUID();
-    const res = await postSubmission(server.app, `/${bob.username}/submission`, householdXml({ uuid: newUuid, name: 'Bobby', deprecated: uuid }), bob.auth);
+    const res = await postSubmission(server.app, `/${bob.username}/submission`, householdXml({ uuid: newUuid, name: 'Bobby', deprecated: uuid, formId: s.xmlId }), bob.auth);
     assert.equal(res.statusCode, 201, res.body);
-    const edited = await record(id);
+    const edited = await record(s, id);
     assert.equal(edited['name'], 'Bobby');
     assert.equal(edited['_review_status'], '2');
     assert.equal(edited['_review_comment'], 'Wrong location');
@@ -227,13 +273,15 @@ describe('submission reviews', () => {
   });
 
   test('a CSV import that edits a reviewed record keeps its review and notes', async () => {
-    const { id, uuid } = second();
+    const s = await reviewed(await survey());
+    const [, second] = s.records;
+    const { id, uuid } = second;
     const csv = `name,age,address/village,browsers,gps,photo,_uuid\nJanet,31,Kisumu,firefox,-1.2 36.7 0 0,,${uuid}\n`;
     const body = multipart({}, [{ name: 'csv_file', fileName: 'edit.csv', content: csv, contentType: 'text/csv' }]);
-    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/csv_import`, payload: body.payload, headers: { ...bob.auth, ...body.headers } });
+    const res = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${s.formId}/csv_import`, payload: body.payload, headers: { ...bob.auth, ...body.headers } });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json<Json>()['updates'], 1, res.body);
-    const edited = await record(id);
+    const edited = await record(s, id);
     assert.equal(edited['name'], 'Janet');
     assert.equal(edited['_review_status'], '3');
     assert.equal(edited['_review_comment'], 'Checking again');
