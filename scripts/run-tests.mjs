@@ -5,26 +5,14 @@
 // For more than one file it first builds one migrated database (test/db-template.ts) that each
 // file's database starts from, instead of every file creating and migrating its own;
 // TEST_TEMPLATE=0 turns that off.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { compileTests } from './compile-tests.mjs';
+import { buildTemplate, removeTemplate, selectFiles, testFiles } from './test-files.mjs';
 import { needsOwnProcess, writeBatches } from './test-batches.mjs';
 
-const roots = ['test', 'src', 'packages'];
 const filter = process.argv.slice(2);
-
-function walk(dir, out) {
-  let entries;
-  try { entries = readdirSync(dir); } catch { return; }
-  for (const name of entries) {
-    if (name === 'node_modules') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path, out);
-    else if (name.endsWith('.test.ts')) out.push(relative(process.cwd(), path));
-  }
-}
 
 // The files that take longest (crashes and restarts of real server processes, Chromium) start
 // first, so that two files at a time end together instead of one long file running alone last
@@ -35,41 +23,28 @@ const rank = (file) => {
   return index === -1 ? startFirst.length : index;
 };
 const rootRank = (file) => ['test/', 'src/', 'packages/'].findIndex((root) => file.startsWith(root));
-const files = [];
-for (const root of roots) walk(root, files);
-files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
-const selected = filter.length ? files.filter((f) => filter.some((s) => f.includes(s))) : files;
+const files = testFiles().sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+const selected = selectFiles(files, filter);
 if (selected.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
 }
 
 const env = { ...process.env, NODE_ENV: 'test' };
-const templateScript = join('test', 'db-template.ts');
-let templateDir;
-let template = {};
+let template;
 if (selected.length > 1 && process.env.TEST_TEMPLATE !== '0') {
   const started = Date.now();
-  templateDir = mkdtempSync(join(tmpdir(), 'gather-test-template-'));
-  const built = spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'build', templateDir], {
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (built.status !== 0) {
-    rmSync(templateDir, { recursive: true, force: true });
+  template = buildTemplate(env, 'gather-test-template-');
+  if (!template) {
     console.error('run-tests: building the migrated template database failed');
     process.exit(1);
   }
-  template = JSON.parse(built.stdout);
   console.log(`run-tests: migrated template database built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 function cleanUp() {
   rmSync(compiledDir, { recursive: true, force: true });
-  const name = template.GATHER_TEST_PG_TEMPLATE;
-  if (name) spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'drop', name], { env, stdio: 'inherit' });
-  if (templateDir) rmSync(templateDir, { recursive: true, force: true });
+  if (template) removeTemplate(env, template);
 }
 
 // Three processes at a time on two cores: the files on their own spend much of their time
@@ -142,7 +117,7 @@ const nodeFlags = process.env.TEST_NODE_FLAGS === undefined ? ['--no-opt'] : pro
 const child = spawn(
   process.execPath,
   [...nodeFlags, ...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...runFiles],
-  { stdio: 'inherit', env: { ...env, ...template } },
+  { stdio: 'inherit', env: { ...env, ...template?.vars } },
 );
 // Ctrl-C reaches the test runner too (same process group); wait for it, then clean up.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));

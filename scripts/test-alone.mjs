@@ -10,51 +10,29 @@
 //   each suite too, hooks first); a test that needs what an earlier one left behind fails.
 //
 // A test's subtests (t.test inside it) belong to it and run with it. Skipped tests are left out.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { compileTests } from './compile-tests.mjs';
+import { buildTemplate, removeTemplate, selectFiles, testFiles } from './test-files.mjs';
 
-const roots = ['test', 'src', 'packages'];
 const reverse = process.argv.includes('--reverse');
 const filters = process.argv.slice(2).filter((arg) => arg !== '--reverse');
 const concurrency = Number(process.env.TEST_ALONE_CONCURRENCY ?? '2');
 
-function walk(dir, out) {
-  let entries;
-  try { entries = readdirSync(dir); } catch { return; }
-  for (const name of entries) {
-    if (name === 'node_modules') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path, out);
-    else if (name.endsWith('.test.ts')) out.push(relative(process.cwd(), path));
-  }
-}
-
-const files = [];
-for (const root of roots) walk(root, files);
-files.sort();
-const selected = filters.length ? files.filter((f) => filters.some((s) => f.includes(s))) : files;
+const selected = selectFiles(testFiles(), filters);
 if (selected.length === 0) {
   console.error('test-alone: no test files match');
   process.exit(1);
 }
 
 const env = { ...process.env, NODE_ENV: 'test' };
-const templateScript = join('test', 'db-template.ts');
-const templateDir = mkdtempSync(join(tmpdir(), 'gather-test-alone-'));
-const built = spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'build', templateDir], {
-  env,
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-if (built.status !== 0) {
+const template = buildTemplate(env, 'gather-test-alone-');
+if (!template) {
   console.error('test-alone: building the migrated template database failed');
   process.exit(1);
 }
-const template = JSON.parse(built.stdout);
 const compiledDir = join('node_modules', '.cache', 'gather-test-alone', String(process.pid));
 // Reversed runs import node:test through the batch shim, which records the calls to replay.
 const compiled = await compileTests(process.cwd(), selected, compiledDir, reverse ? selected : []);
@@ -82,9 +60,7 @@ replayReversed(calls);
 
 function cleanUp() {
   rmSync(compiledDir, { recursive: true, force: true });
-  const name = template.GATHER_TEST_PG_TEMPLATE;
-  if (name) spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'drop', name], { env, stdio: 'inherit' });
-  rmSync(templateDir, { recursive: true, force: true });
+  removeTemplate(env, template);
 }
 
 // Stopped midway (Ctrl-C, kill), it still removes its template and compiled files.
@@ -102,7 +78,7 @@ function runFile(file, pattern) {
   return new Promise((resolve) => {
     const args = ['--no-opt', '--enable-source-maps', '--test', `--test-reporter=${reporter}`];
     if (pattern) args.push(`--test-name-pattern=${pattern}`);
-    const child = spawn(process.execPath, [...args, file], { env: { ...env, ...template }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...args, file], { env: { ...env, ...template.vars }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
@@ -156,15 +132,16 @@ let checked = 0;
 async function screenReversed() {
   await pool(selected, async (source) => {
     const run = await runFile(reversedEntry(compiled.get(source)));
-    const failed = units(run.events).filter((unit) => unit.failedInFile);
-    checked += units(run.events).length;
+    const list = units(run.events);
+    const failed = list.filter((unit) => unit.failedInFile);
+    checked += list.length;
     dependent += failed.length;
     if (failed.length === 0 && run.code !== 0) {
       dependent++;
       console.log(`${source}: exit ${run.code}\n      ${run.err.split('\n').find(Boolean) ?? ''}`);
       return;
     }
-    console.log(`${source}: ${failed.length} of ${units(run.events).length} fail in reverse order`);
+    console.log(`${source}: ${failed.length} of ${list.length} fail in reverse order`);
     for (const unit of failed) console.log(`  ✖ ${unit.path.join(' › ')}`);
   });
 }
