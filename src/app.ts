@@ -35,14 +35,17 @@ import { registerRestServiceRoutes } from './modules/restservices/routes.ts';
 import { registerBriefcaseRoutes } from './modules/briefcase/routes.ts';
 import { registerODataRoutes } from './modules/odata/routes.ts';
 import { registerStatsRoutes } from './modules/stats/routes.ts';
+import { lazySchemas, rememberLazySchemas } from './http/lazy-schemas.ts';
 
 export interface BuildOptions {
   logger?: boolean | { level: string };
 }
 
 export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const schemas = lazySchemas();
   const app = Fastify({
     logger: options.logger ?? false,
+    schemaController: { compilersFactory: schemas.compilersFactory },
     // Per-request log lines are info level; above it, they are not produced at all.
     logController: new LogController({
       disableRequestLogging: typeof options.logger !== 'object' || !['info', 'debug', 'trace'].includes(options.logger.level),
@@ -54,6 +57,7 @@ export async function buildApp(deps: AppDeps, options: BuildOptions = {}): Promi
     return503OnClosing: true,
     ...serverTimeoutOptions(deps.config),
   });
+  rememberLazySchemas(app, schemas);
   // Before authentication: the body's clock starts as soon as its headers are in.
   installBodyIdleTimeout(app, deps.config.bodyIdleTimeoutMs);
 
