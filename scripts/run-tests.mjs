@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { compileTests } from './compile-tests.mjs';
-import { buildTemplate, removeTemplate, selectFiles, testFiles } from './test-files.mjs';
+import { buildServerBundle, buildTemplate, removeTemplate, selectFiles, testFiles } from './test-files.mjs';
 import { needsOwnProcess, writeBatches } from './test-batches.mjs';
 
 const filter = process.argv.slice(2);
@@ -31,6 +31,8 @@ if (selected.length === 0) {
 }
 
 const env = { ...process.env, NODE_ENV: 'test' };
+// The files that start server processes all run on their own; the bundle builds beside the template.
+const bundling = selected.some(needsOwnProcess) && !env.GATHER_TEST_BUNDLE ? buildServerBundle(env) : Promise.resolve({});
 let template;
 if (selected.length > 1 && process.env.TEST_TEMPLATE !== '0') {
   const started = Date.now();
@@ -114,10 +116,11 @@ if (process.env.TEST_COMPILE !== '0') {
 // process (bench/RESULTS.md, 2026-11-28). The code does the same without it; servers and
 // browsers the tests start as processes of their own run with V8's defaults, as in production.
 const nodeFlags = process.env.TEST_NODE_FLAGS === undefined ? ['--no-opt'] : process.env.TEST_NODE_FLAGS.split(' ').filter(Boolean);
+const bundle = await bundling;
 const child = spawn(
   process.execPath,
   [...nodeFlags, ...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...runFiles],
-  { stdio: 'inherit', env: { ...env, ...template?.vars } },
+  { stdio: 'inherit', env: { ...env, ...template?.vars, ...bundle } },
 );
 // Ctrl-C reaches the test runner too (same process group); wait for it, then clean up.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { compileTests } from './compile-tests.mjs';
-import { buildTemplate, removeTemplate, selectFiles, testFiles } from './test-files.mjs';
+import { buildServerBundle, buildTemplate, removeTemplate, selectFiles, testFiles } from './test-files.mjs';
 
 const reverse = process.argv.includes('--reverse');
 const filters = process.argv.slice(2).filter((arg) => arg !== '--reverse');
@@ -28,6 +28,7 @@ if (selected.length === 0) {
 }
 
 const env = { ...process.env, NODE_ENV: 'test' };
+const bundling = env.GATHER_TEST_BUNDLE ? Promise.resolve({}) : buildServerBundle(env);
 const template = buildTemplate(env, 'gather-test-alone-');
 if (!template) {
   console.error('test-alone: building the migrated template database failed');
@@ -35,6 +36,7 @@ if (!template) {
 }
 const compiledDir = join('node_modules', '.cache', 'gather-test-alone', String(process.pid));
 // Reversed runs import node:test through the batch shim, which records the calls to replay.
+Object.assign(template.vars, await bundling);
 const compiled = await compileTests(process.cwd(), selected, compiledDir, reverse ? selected : []);
 const shimUrl = pathToFileURL(join(process.cwd(), 'scripts', 'test-batch-shim.mjs')).href;
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 const roots = ['test', 'src', 'packages'];
 const templateScript = join('test', 'db-template.ts');
@@ -54,4 +54,20 @@ export function removeTemplate(env, template) {
   const name = template.vars.GATHER_TEST_PG_TEMPLATE;
   if (name) spawnSync(process.execPath, ['--import', 'tsx', templateScript, 'drop', name], { env, stdio: 'inherit' });
   rmSync(template.dir, { recursive: true, force: true });
+}
+
+/**
+ * Starts building the server's bundle (bin/bundle.js) once for the run, for every server process
+ * the tests start: bin/gather.js builds it again on each start otherwise (test/server-process.ts).
+ * Resolves with the environment variable that names it, or none when it cannot be built (each
+ * start then builds its own, as before).
+ */
+export function buildServerBundle(env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join('bin', 'bundle.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('error', () => resolve({}));
+    child.once('close', (code) => resolve(code === 0 && out ? { GATHER_TEST_BUNDLE: out } : {}));
+  });
 }
