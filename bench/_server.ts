@@ -93,7 +93,9 @@ export async function startServer(
     url.pathname = `/${dbName}`;
     env['DATABASE_URL'] = url.toString();
   }
-  const child = spawn(process.execPath, [...asStarted.nodeArgs, ...nodeArgs, join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) reaches the server's node.
+  const byHand = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...asStarted.nodeArgs, ...nodeArgs, ...byHand, join(repoRoot, 'bin/gather.js'), 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
