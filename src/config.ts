@@ -52,6 +52,8 @@ export interface Config {
   readonly exportThreads: number;
   /** Records a CSV export needs before it starts helper threads. */
   readonly exportThreadMinRecords: number;
+  /** How often a running job writes its progress (besides when it reaches its total). */
+  readonly jobProgressMs: number;
   /** How often the embedded database's upkeep looks for a table to VACUUM or ANALYZE; 0: never. */
   readonly pgliteUpkeepMs: number;
   /** HTTP server processes (node:cluster) on PostgreSQL; the embedded database allows only 1. */
@@ -208,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: integer(env, 'WORKERS', 1),
     exportThreads: integer(env, 'EXPORT_THREADS', 1),
     exportThreadMinRecords: integer(env, 'EXPORT_THREAD_MIN_RECORDS', 20_000),
+    jobProgressMs: integer(env, 'JOB_PROGRESS_MS', 1000),
     pgliteUpkeepMs: integer(env, 'PGLITE_UPKEEP_INTERVAL', 60) * 1000,
     webProcesses: webProcesses(env),
     oauthAccessTokenSeconds: Math.max(1, integer(env, 'OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', 36000)),

@@ -6,8 +6,6 @@ import type { JobProgress } from './queue.ts';
 import { extendJobLease, updateJobProgress } from './repository.ts';
 import type { JobLog } from './log.ts';
 
-/** Progress is written at most this often (plus whenever current reaches total). */
-const PROGRESS_INTERVAL_MS = 1000;
 const MIN_HEARTBEAT_MS = 50;
 
 export class ClaimKeeper {
@@ -51,7 +49,8 @@ export class ClaimKeeper {
     }
     const progress = { current, total };
     const now = performance.now();
-    if (current < total && now - this.#lastProgressWriteAt < PROGRESS_INTERVAL_MS) {
+    // Written at most every JOB_PROGRESS_MS, and whenever current reaches total.
+    if (current < total && now - this.#lastProgressWriteAt < this.#deps.config.jobProgressMs) {
       this.#unwrittenProgress = progress;
       return;
     }

@@ -9,10 +9,11 @@ import { multipart } from '../helpers.ts';
 import { createServerStorage, type ServerStorage } from '../server-process.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/imports');
-// Enough rows that the job runs for seconds, so that a poll sees its progress (written at most
-// once a second) before it ends: 12,000 rows on PGlite sometimes finished within the first one.
-const ROWS = 30_000;
-const SERVER_ENV = { WORKERS: '1' };
+// Enough rows that a poll sees the job's progress well before it ends: the server writes it every
+// 50 ms here (JOB_PROGRESS_MS) instead of every second, which took 30,000 rows; 12,000 rows on
+// PGlite sometimes finished within that first second.
+const ROWS = 6_000;
+const SERVER_ENV = { WORKERS: '1', JOB_PROGRESS_MS: '50' };
 
 let storage: ServerStorage;
 before(async () => {
@@ -63,12 +64,12 @@ test('an import killed mid-job is never half applied and completes exactly once 
 
     // Kill the server once the job has staged some rows but not all of them.
     let progressed = false;
-    for (let i = 0; i < 1200 && !progressed; i++) {
+    for (let i = 0; i < 4800 && !progressed; i++) {
       const { body } = await poll();
       const current = Number(body['current'] ?? 0);
       assert.notEqual(body['job_status'], 'SUCCESS', 'the import finished before it could be killed');
       progressed = body['job_status'] === 'PROGRESS' && current > 0 && current < ROWS;
-      if (!progressed) await new Promise((r) => setTimeout(r, 100));
+      if (!progressed) await new Promise((r) => setTimeout(r, 25));
     }
     assert.ok(progressed, 'the import job reported progress');
     await server.kill();

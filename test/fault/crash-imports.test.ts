@@ -9,9 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { createServerStorage, type ServerProcess, type ServerStorage } from '../server-process.ts';
 import { getJson, postMultipart, publish, records, registerUser, report, tutorialCsv, tutorialForm, waitFor } from './harness.ts';
 
-/** Enough rows that the job runs for seconds and a poll sees it part-way. */
-const ROWS = 30_000;
-const SERVER_ENV = { WORKERS: '1' };
+/** Enough rows that a poll sees the job part-way: its progress is written every 50 ms here. */
+const ROWS = 6_000;
+const SERVER_ENV = { WORKERS: '1', JOB_PROGRESS_MS: '50' };
 
 let storage: ServerStorage;
 let server: ServerProcess | undefined;
@@ -53,8 +53,8 @@ test('imports: a CSV import killed mid-job is all or nothing, completes, and a r
         const state = await poll(baseUrl, task);
         return state.job_status === 'SUCCESS' || state.job_status === 'FAILURE' ? state : undefined;
       },
-      // 30,000 rows, then as many edits, on PGlite: once 180 s were not enough on a machine at
-      // load 10 (the test's own timeout still bounds the whole).
+      // The rows, then as many edits, on PGlite: with 30,000 rows once 180 s were not enough on a
+      // machine at load 10 (the test's own timeout still bounds the whole).
       270_000,
     );
 

@@ -13,8 +13,9 @@ import { createServerStorage, type ServerProcess, type ServerStorage } from '../
 import { processStartTicks, processTag } from '../../src/platform/process-identity.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/imports');
-const ROWS = 30_000;
-const SERVER_ENV = { WORKERS: '1' };
+// Enough records that a poll sees the export's progress (written every 50 ms here) before it ends.
+const ROWS = 8_000;
+const SERVER_ENV = { WORKERS: '1', JOB_PROGRESS_MS: '50' };
 
 let storage: ServerStorage;
 before(async () => {
