@@ -101,8 +101,12 @@ function metaValues(row: repo.ExportRecordRow, users: Usernames, times: IsoSecon
 }
 
 /** The stored record with the meta keys its row's columns hold. */
-function exportRecord(row: repo.ExportRecordRow, meta: unknown[], ownKeysOnly: boolean): ExportRecord {
-  const record = JSON.parse(row.json_text) as Record<string, unknown>;
+function exportRecord(row: repo.ExportRecordRow, meta: readonly unknown[], ownKeysOnly: boolean): ExportRecord {
+  return recordOf(row.json_text, meta, ownKeysOnly);
+}
+
+function recordOf(text: string, meta: readonly unknown[], ownKeysOnly: boolean): ExportRecord {
+  const record = JSON.parse(text) as Record<string, unknown>;
   if (ownKeysOnly) withoutPrototypes(record);
   for (let i = 0; i < ROW_META_KEYS.length; i++) record[ROW_META_KEYS[i] as string] = meta[i];
   return record as ExportRecord;
@@ -117,6 +121,30 @@ export interface RecordPage {
    * the stored records' text, none of them parsed; instead of reading `records`.
    */
   rawLines?(raw: RawCsvWriter): Uint8Array[];
+  /**
+   * The page's records as their stored text's UTF-8 bytes and their meta values (ROW_META_KEYS'
+   * order), one at a time in one object that the next record reuses; instead of reading `records`.
+   */
+  storedRecords?(): Iterable<StoredRecord>;
+}
+
+/** A StoredRecord as PageReader fills it. */
+interface StoredText extends StoredRecord {
+  src: Buffer;
+  end: number;
+  text: string;
+}
+
+/** A record as stored, for readers of its bytes (valid until the next record is read). */
+export interface StoredRecord {
+  /** The record's JSON text as UTF-8 in src[start..end). */
+  readonly src: Buffer;
+  readonly start: number;
+  readonly end: number;
+  /** The meta values of its row, in ROW_META_KEYS' order. */
+  readonly meta: readonly unknown[];
+  /** The record parsed whole, as `records` would have given it. */
+  parsed(): ExportRecord;
 }
 
 /**
@@ -171,6 +199,25 @@ export class PageReader {
       rows.length = 0;
       return raw.take();
     };
-    return { count, records, rawLines };
+    const stored: StoredText = { src: this.scratch, start: 0, end: 0, meta, text: '', parsed: () => recordOf(stored.text, meta, ownKeysOnly) };
+    const storedRecords = (): Generator<StoredRecord> => this.storedOf(rows, stored);
+    return { count, records, rawLines, storedRecords };
+  }
+
+  /** The rows' records as UTF-8 bytes in `stored`, one at a time, each row let go once read. */
+  private *storedOf(rows: repo.ExportRecordRow[], stored: StoredText): Generator<StoredRecord> {
+    for (let i = 0; i < rows.length; i += 1) {
+      const row = rows[i];
+      if (row === undefined) continue;
+      rows[i] = undefined as unknown as repo.ExportRecordRow;
+      metaValues(row, this.users, this.times, this.meta);
+      const text = row.json_text;
+      if (text.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(text.length * 3);
+      stored.src = this.scratch;
+      stored.text = text;
+      stored.end = this.scratch.write(text, 0);
+      yield stored;
+    }
+    rows.length = 0;
   }
 }

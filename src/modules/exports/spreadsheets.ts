@@ -7,7 +7,12 @@ import type { Cell } from '../../lib/writers/layout/types.ts';
 import { xlsxOnePassChunks, XLSX_LIMITS } from '../../lib/writers/xlsx/index.ts';
 import { xlsOnePassChunks, XLS_LIMITS, type SpoolFactory } from '../../lib/writers/xls/index.ts';
 import { errors } from '../../errors.ts';
+import { RawSections } from '../../lib/writers/layout/raw-sections.ts';
+import type { RowBatch } from '../../lib/writers/xlsx/index.ts';
+import type { SheetBytes } from '../../lib/writers/xlsx/sheet-bytes.ts';
+import type { WrittenRows } from '../../lib/writers/xlsx/sheet-writer.ts';
 import { sectionBatches } from './section-pass.ts';
+import { ROW_META_KEYS, type RecordPage } from './record-rows.ts';
 import type { ExportSource } from './source.ts';
 
 async function sheetLayout(source: ExportSource, maxColumns: number, format: string): Promise<SectionedLayout> {
@@ -26,10 +31,53 @@ async function* workbookBatches(source: ExportSource, layout: SectionedLayout): 
   yield* sectionBatches(source, layout, layout.sections.map(() => (cells: Cell[]) => cells));
 }
 
+/** A sheet's rows of the record read last, written from its stored bytes. */
+class StoredRows implements WrittenRows {
+  count = 0;
+
+  constructor(
+    private readonly raw: RawSections,
+    private readonly section: number,
+  ) {}
+
+  write(out: SheetBytes, rowNumber: number, k: number): void {
+    out.beginRow(rowNumber);
+    this.raw.writeRow(this.section, k, out);
+    out.endRow();
+  }
+}
+
+/**
+ * The header rows of every sheet, then its rows from one pass over the records' stored bytes
+ * (raw-sections.ts): no record is parsed but those whose repeats outgrew the plan.
+ */
+async function* storedWorkbookBatches(source: ExportSource, layout: SectionedLayout, raw: RawSections): AsyncGenerator<Iterable<RowBatch>> {
+  yield [layout.sections.map((section) => section.headerRows)];
+  const sheets = layout.sections.map((_, i) => new StoredRows(raw, i));
+  function* steps(page: RecordPage): Generator<RowBatch> {
+    if (!page.storedRecords) {
+      for (const record of page.records) yield raw.rowsOf(record);
+      return;
+    }
+    for (const record of page.storedRecords()) {
+      if (!raw.read(record.src, record.start, record.end, record.meta)) {
+        yield raw.rowsOf(record.parsed());
+        continue;
+      }
+      for (let i = 0; i < sheets.length; i++) (sheets[i] as StoredRows).count = raw.rowCount(i);
+      yield sheets;
+    }
+  }
+  for await (const page of source.serialPages()) yield steps(page);
+}
+
 export async function xlsxExport(source: ExportSource, now: Date, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
   const layout = await sheetLayout(source, XLSX_LIMITS.maxColumns, 'xlsx');
   const sheets = layout.sections.map((section) => ({ name: section.sheetName, repeatRows: section.headerRows.length }));
-  return xlsxOnePassChunks(sheets, workbookBatches(source, layout), { date: now, createSpool: spools });
+  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
+  const raw = RawSections.plan(layout, (path) => shape?.largest(path) ?? 0, ROW_META_KEYS);
+  const batches = raw ? storedWorkbookBatches(source, layout, raw) : workbookBatches(source, layout);
+  return xlsxOnePassChunks(sheets, batches, { date: now, createSpool: spools });
 }
 
 export async function xlsExport(source: ExportSource, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {

@@ -19,6 +19,8 @@ export const NUMBER = 3;
 export const OTHER = 4;
 /** A value given by the caller (setGiven), not read from the bytes. */
 export const GIVEN = 5;
+/** countOf: the slot holds no array whose items were all read. */
+export const NOT_ITEMS = -1;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -170,6 +172,14 @@ export class RawRecordReader {
   kindOf = new Uint8Array(0);
   startOf = new Int32Array(0);
   endOf = new Int32Array(0);
+  /**
+   * Per slot asked for by arraySlot, after a pass: the number of items of the array it holds, or
+   * NOT_ITEMS when it holds no array or an array whose items are not all objects with a
+   * container each (more items than were planned for).
+   */
+  countOf = new Int32Array(0);
+  /** Set by items(): whether every item had a container and was an object. */
+  private itemsRead = true;
   private given: unknown[] = [];
 
   constructor() {
@@ -213,6 +223,20 @@ export class RawRecordReader {
     return this.slotCount - 1;
   }
 
+  /**
+   * The slot of the array under `key` in the container `steps` lead to, whose item count a pass
+   * notes in countOf; its items' containers are those asked for with steps through `key`.
+   */
+  arraySlot(steps: readonly RawStep[], key: string): number {
+    const slot = this.slot(steps, key);
+    const container = this.containers[this.container(steps)] as Container;
+    container.items[container.keys.id(key)] ??= [];
+    this.arraySlots.push(slot);
+    return slot;
+  }
+
+  private readonly arraySlots: number[] = [];
+
   private seal(): void {
     this.sealed = true;
     for (const keys of this.kinds.values()) keys.seal();
@@ -225,6 +249,7 @@ export class RawRecordReader {
     this.kindOf = new Uint8Array(this.slotCount);
     this.startOf = new Int32Array(this.slotCount);
     this.endOf = new Int32Array(this.slotCount);
+    this.countOf = new Int32Array(this.slotCount);
     this.given = new Array<unknown>(this.slotCount).fill(undefined);
   }
 
@@ -234,6 +259,8 @@ export class RawRecordReader {
     this.src = src;
     this.end = end;
     this.kindOf.fill(MISSING);
+    const arrays = this.arraySlots;
+    for (let i = 0; i < arrays.length; i++) this.countOf[arrays[i] as number] = NOT_ITEMS;
     const at = this.space(start);
     if (src[at] !== OPEN_BRACE) throw malformed(at);
     this.object(at, 0);
@@ -396,11 +423,18 @@ export class RawRecordReader {
         const items = container.items[keyId];
         if (items !== undefined && src[i] === OPEN_BRACKET) {
           const from = i;
-          i = this.items(i, items);
+          // Nested arrays are read inside: the enclosing array's flag waits meanwhile.
+          const enclosing = this.itemsRead;
+          this.itemsRead = true;
+          const count = this.items(i, items);
+          const read = this.itemsRead;
+          this.itemsRead = enclosing;
+          i = this.itemsEnd;
           if (slot >= 0) {
             this.kindOf[slot] = OTHER;
             this.startOf[slot] = from;
             this.endOf[slot] = i;
+            this.countOf[slot] = read ? count : NOT_ITEMS;
           }
         } else i = slot >= 0 ? this.note(i, slot) : this.skip(i);
       }
@@ -417,19 +451,34 @@ export class RawRecordReader {
     }
   }
 
-  /** Reads the array at `at` (its `[`), each object item into its container; returns its end. */
+  /** Where the array items() read last ends. */
+  private itemsEnd = 0;
+
+  /**
+   * Reads the array at `at` (its `[`), each object item into its container; returns the number of
+   * items, its end in itemsEnd. Clears itemsRead when an item is not an object or has no container.
+   */
   private items(at: number, containers: readonly number[]): number {
     const src = this.src;
     let i = this.space(at + 1);
-    if (src[i] === CLOSE_BRACKET) return i + 1;
+    if (src[i] === CLOSE_BRACKET) {
+      this.itemsEnd = i + 1;
+      return 0;
+    }
     for (let index = 0; ; index++) {
       const c = index < containers.length ? (containers[index] as number) : -1;
-      i = c >= 0 && src[i] === OPEN_BRACE ? this.object(i, c) : this.skip(i);
+      if (c >= 0 && src[i] === OPEN_BRACE) i = this.object(i, c);
+      else {
+        this.itemsRead = false;
+        i = this.skip(i);
+      }
       i = this.space(i);
       const b = src[i];
       if (b === COMMA) i = this.space(i + 1);
-      else if (b === CLOSE_BRACKET) return i + 1;
-      else throw malformed(i);
+      else if (b === CLOSE_BRACKET) {
+        this.itemsEnd = i + 1;
+        return index + 1;
+      } else throw malformed(i);
     }
   }
 }

@@ -27,6 +27,13 @@ export class RepeatShape {
     return this.counts.get(repeatPath)?.get(indices.join(',')) ?? 0;
   }
 
+  /** The most occurrences of `repeatPath` inside any one enclosing item (or record). */
+  largest(repeatPath: string): number {
+    let most = 0;
+    for (const count of this.counts.get(repeatPath)?.values() ?? []) most = Math.max(most, count);
+    return most;
+  }
+
   /** Every count noted, keyed as noteKey takes them: the shape can be rebuilt from them elsewhere (another thread). */
   keyedCounts(): Array<[string, number]> {
     return [...this.counts].flatMap(([path, byParent]) => [...byParent].map(([position, count]): [string, number] => [repeatCountKey(path, position), count]));

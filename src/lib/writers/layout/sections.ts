@@ -9,7 +9,7 @@ import { REVIEW_COLUMNS } from './flat.ts';
 import { sheetNames } from './sheet-names.ts';
 import type { Cell, CellText, ExportRecord, LayoutOptions, LinkContext } from './types.ts';
 import { isExportDate } from './types.ts';
-import { cellTextRule, choiceLabel, choiceLabels, geopointPartPath, mediaValue, pythonFloat, type LabelContext } from './values.ts';
+import { asAnswered, cellTextRule, choiceLabel, choiceLabels, geopointPartPath, mediaValue, pythonFloat, type LabelContext } from './values.ts';
 
 /** onadata's EXTRA_FIELDS for sectioned exports, with `_last_edited_by` (§3.3). */
 export const SECTION_EXTRA_COLUMNS = [
@@ -44,7 +44,26 @@ export interface SectionColumn {
   /** How a number in this column prints as text: floats keep `.0` (Python's str). */
   readonly number: 'int' | 'float' | undefined;
   readonly read: (source: RowSource) => Cell;
+  /**
+   * The same cell from one stored value, for readers of the stored records' bytes
+   * (raw-sections.ts); undefined when the cell needs more than that value (media links).
+   */
+  readonly value: ColumnValue | undefined;
 }
+
+/**
+ * Where a column's cell comes from, for readers that find values in the stored bytes themselves:
+ * - 'item': `cell(container[key])`, the container being the record on the survey's rows and the
+ *   repeat's item on a repeat's rows; `plain` when every string is written as it is (`text`), an
+ *   integer of an int or decimal column as the number (`number`);
+ * - 'record': `cell(record[key])` on the survey's rows, null on a repeat's;
+ * - 'index', 'parent-index', 'parent-name': the row's `_index`, `_parent_index` and
+ *   `_parent_table_name`.
+ */
+export type ColumnValue =
+  | { readonly from: 'item'; readonly key: string; readonly cell: (value: unknown) => Cell; readonly plain: 'text' | 'number' | undefined }
+  | { readonly from: 'record'; readonly key: string; readonly cell: (value: unknown) => Cell }
+  | { readonly from: 'index' | 'parent-index' | 'parent-name' };
 
 export interface SectionLayout {
   /** The section's path (`children/cartoons`); the survey's section is named after the id_string. */
@@ -60,8 +79,19 @@ export interface SectionLayout {
 
 export interface SectionedLayout {
   readonly sections: readonly SectionLayout[];
-  /** A fresh row builder for one section (its running `_index` counters start at 1). */
-  rowBuilder(section: SectionLayout): SectionRowBuilder;
+  /**
+   * A row builder for one section: its running `_index` counters start at 1, or go on from
+   * `counters` (shared with another reader of the same rows).
+   */
+  rowBuilder(section: SectionLayout, counters?: RowCounters): SectionRowBuilder;
+  /** The repeats a section's rows are nested in, outermost first (none for the survey), and what each level's rows name as their parent. */
+  chainOf(section: SectionLayout): { readonly paths: readonly string[]; readonly parentNames: readonly string[] };
+}
+
+/** The running `_index` counters of a section's rows: the survey's, and one per level of repeats. */
+export interface RowCounters {
+  main: number;
+  readonly levels: number[];
 }
 
 export interface SectionRowBuilder {
@@ -127,20 +157,19 @@ class SectionPlanner {
   }
 
   /**
-   * A question column's reader, its branches chosen once: readers run for every cell of an
-   * export, and a decision made per cell cost more than the value it read.
+   * A question column's cell from its answer, its branches chosen once: readers run for every
+   * cell of an export, and a decision made per cell cost more than the value it read. undefined
+   * for media links, which need the record's attachments too (mediaReader).
    */
-  private answerReader(q: FormQuestion): (s: RowSource) => Cell {
-    const path = q.path;
+  private answerCell(q: FormQuestion): ((value: unknown) => Cell) | undefined {
     const text = this.text;
-    if (q.uses.exportValue === 'int') return (s) => intValue(s.container[path], text);
-    if (q.uses.exportValue === 'decimal') return (s) => floatValue(s.container[path], text);
+    if (q.uses.exportValue === 'int') return (value) => intValue(value, text);
+    if (q.uses.exportValue === 'decimal') return (value) => floatValue(value, text);
     if (q.uses.exportValue === 'date') {
       // Records mostly share their dates with the record before: the last answer's cell is kept.
       let last: unknown;
       let lastCell: Cell = null;
-      return (s) => {
-        const value = s.container[path];
+      return (value) => {
         if (value !== last || typeof value !== 'string') {
           last = value;
           lastCell = dateValue(value, text);
@@ -148,31 +177,49 @@ class SectionPlanner {
         return lastCell;
       };
     }
-    const media = q.uses.media && this.options.includeImages;
+    if (q.uses.media && this.options.includeImages) return undefined;
     const labels = (q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels;
-    return (s) => {
-      const value = s.container[path];
+    return (value) => {
       if (value === undefined || value === null) return null;
       if (typeof value === 'boolean' || typeof value === 'number') return value;
       if (typeof value !== 'string') return text(JSON.stringify(value));
-      if (media) return text(mediaValue(value, s.record, this.links));
       if (labels) return text(choiceLabels(q, value, this.labels));
       return text(value);
     };
   }
 
-  /** A select_multiple's choice column reader; `names` is shared by the question's choice columns. */
-  private choiceReader(choice: Choice, path: string, names: SplitCache): (s: RowSource) => Cell {
+  /** Whether the answers' strings are written as they are (no labels, links or protection) and integers as numbers. */
+  private plainAnswer(q: FormQuestion): 'text' | 'number' | undefined {
+    if (this.text !== asAnswered) return undefined;
+    if (q.uses.exportValue === 'int' || q.uses.exportValue === 'decimal') return 'number';
+    if (q.uses.exportValue === 'date') return undefined;
+    if (q.uses.media && this.options.includeImages) return undefined;
+    if ((q.uses.selectOne || q.uses.selectMultiple) && this.options.showChoiceLabels) return undefined;
+    return 'text';
+  }
+
+  /** A media question's reader: a link to the file when it arrived (the record's `_attachments`). */
+  private mediaReader(q: FormQuestion): (s: RowSource) => Cell {
+    const path = q.path;
+    const text = this.text;
+    return (s) => {
+      const value = s.container[path];
+      if (value === undefined || value === null) return null;
+      if (typeof value === 'boolean' || typeof value === 'number') return value;
+      if (typeof value !== 'string') return text(JSON.stringify(value));
+      return text(mediaValue(value, s.record, this.links));
+    };
+  }
+
+  /** A select_multiple's choice column's cell; `names` is shared by the question's choice columns. */
+  private choiceCell(choice: Choice, names: SplitCache): (value: unknown) => Cell {
     const o = this.options;
     if (o.valueSelectMultiples) {
       const shown = this.text(o.showChoiceLabels ? choiceLabel(choice, this.labels) : choice.name);
-      return (s) => (names.of(s.container[path], ' ').includes(choice.name) ? shown : null);
+      return (value) => (names.of(value, ' ').includes(choice.name) ? shown : null);
     }
-    if (o.binarySelectMultiples) return (s) => (names.of(s.container[path], ' ').includes(choice.name) ? 1 : 0);
-    return (s) => {
-      const value = s.container[path];
-      return typeof value === 'string' && value !== '' ? names.of(value, ' ').includes(choice.name) : null;
-    };
+    if (o.binarySelectMultiples) return (value) => (names.of(value, ' ').includes(choice.name) ? 1 : 0);
+    return (value) => (typeof value === 'string' && value !== '' ? names.of(value, ' ').includes(choice.name) : null);
   }
 
   columns(section: FormSection | undefined, osmTagKeys: readonly string[]): SectionColumn[] {
@@ -181,6 +228,8 @@ class SectionPlanner {
     const base = { hxl: '', choice: undefined, key: undefined, number: undefined } as const;
     const questions = sectionQuestions(section ? section.children : this.form.root.children);
     for (const q of questions) {
+      const path = q.path;
+      const answer = this.answerCell(q);
       out.push({
         ...base,
         header: this.display(q.path, q.name),
@@ -189,7 +238,8 @@ class SectionPlanner {
         kind: 'question',
         question: q,
         number: q.uses.exportValue === 'int' ? 'int' : q.uses.exportValue === 'decimal' ? 'float' : undefined,
-        read: this.answerReader(q),
+        read: answer ? (s) => answer(s.container[path]) : this.mediaReader(q),
+        value: answer ? { from: 'item', key: path, cell: answer, plain: this.plainAnswer(q) } : undefined,
       });
       if (q.uses.selectMultiple && o.splitSelectMultiples) {
         const names = new SplitCache();
@@ -203,7 +253,7 @@ class SectionPlanner {
             kind: 'choice',
             question: q,
             choice,
-            read: this.choiceReader(choice, q.path, names),
+            ...itemColumn(path, this.choiceCell(choice, names)),
           });
         }
       }
@@ -218,23 +268,22 @@ class SectionPlanner {
             kind: 'geopoint-part',
             question: q,
             number: 'float',
-            read: (s) => {
-              const value = s.container[q.path];
+            ...itemColumn(path, (value) => {
               if (typeof value !== 'string') return null;
               const piece = parts.of(value, WHITESPACE)[part];
               return piece === undefined || piece === '' ? null : floatValue(piece, this.text);
-            },
+            }),
           });
         }
       }
       if (q.uses.osm) {
         for (const key of osmTagKeys.filter((k) => k.startsWith(`${q.path}:`)).sort()) {
-          out.push({ ...base, header: key, label: key, kind: 'osm-tag', question: q, read: (s) => metaValue(s.container[key], this.text) });
+          out.push({ ...base, header: key, label: key, kind: 'osm-tag', question: q, ...itemColumn(key, (value) => metaValue(value, this.text)) });
         }
       }
     }
     const extras: string[] = [...SECTION_EXTRA_COLUMNS, ...(o.includeReviews ? REVIEW_COLUMNS : [])];
-    for (const key of extras) out.push({ ...base, header: key, label: key, kind: 'extra', question: undefined, key, number: key === '_id' || key === '_index' || key === '_parent_index' ? 'int' : undefined, read: extraReader(key, this.text) });
+    for (const key of extras) out.push({ ...base, header: key, label: key, kind: 'extra', question: undefined, key, number: key === '_id' || key === '_index' || key === '_parent_index' ? 'int' : undefined, ...extraColumn(key, this.text) });
     return out;
   }
 
@@ -253,31 +302,36 @@ function notesText(value: unknown): string {
   return value.map((n) => (typeof n === 'string' ? n : isContainer(n) ? String(n['note'] ?? '') : String(n))).join('\r\n');
 }
 
+/** A column reading `key` of its row's container through `cell`. */
+function itemColumn(key: string, cell: (value: unknown) => Cell): Pick<SectionColumn, 'read' | 'value'> {
+  return { read: (s) => cell(s.container[key]), value: { from: 'item', key, cell, plain: undefined } };
+}
+
 /** An extra column's reader, for repeat rows (which have a link) and the survey's rows alike. */
-function extraReader(key: string, text: TextRule): (s: RowSource) => Cell {
+function extraColumn(key: string, text: TextRule): Pick<SectionColumn, 'read' | 'value'> {
   switch (key) {
     case '_index':
-      return (s) => (s.link ? s.link.index : s.mainIndex);
+      return { read: (s) => (s.link ? s.link.index : s.mainIndex), value: { from: 'index' } };
     case '_parent_index':
-      return (s) => (s.link ? s.link.parentIndex : -1);
+      return { read: (s) => (s.link ? s.link.parentIndex : -1), value: { from: 'parent-index' } };
     case '_parent_table_name':
-      return (s) => (s.link ? s.link.parentName : null);
+      return { read: (s) => (s.link ? s.link.parentName : null), value: { from: 'parent-name' } };
+  }
+  const cell = recordCell(key, text);
+  return { read: (s) => (s.link ? null : cell(s.record[key])), value: { from: 'record', key, cell } };
+}
+
+/** An extra column's cell on the survey's rows, from the record's value under `key`. */
+function recordCell(key: string, text: TextRule): (value: unknown) => Cell {
+  switch (key) {
     case '_tags':
-      return (s) => {
-        if (s.link) return null;
-        const tags = s.record['_tags'];
-        return Array.isArray(tags) ? text(tags.map(String).join(',')) : null;
-      };
+      return (tags) => (Array.isArray(tags) ? text(tags.map(String).join(',')) : null);
     case '_notes':
-      return (s) => (s.link ? null : text(notesText(s.record['_notes'])));
+      return (notes) => text(notesText(notes));
     case '_submission_time':
-      return (s) => {
-        if (s.link) return null;
-        const value = s.record['_submission_time'];
-        return typeof value === 'string' && value.length >= 19 ? { kind: 'datetime', iso: value.slice(0, 19) } : metaValue(value, text);
-      };
+      return (value) => (typeof value === 'string' && value.length >= 19 ? { kind: 'datetime', iso: value.slice(0, 19) } : metaValue(value, text));
     default:
-      return (s) => (s.link ? null : metaValue(s.record[key], text));
+      return (value) => metaValue(value, text);
   }
 }
 
@@ -304,20 +358,24 @@ const WHITESPACE = /\s+/;
 
 class RowBuilder implements SectionRowBuilder {
   private readonly counters: number[];
-  private mainIndex = 0;
   private readonly readers: ReadonlyArray<(s: RowSource) => Cell>;
 
   constructor(
     private readonly chain: readonly FormSection[],
     columns: readonly SectionColumn[],
     private readonly parentNames: readonly string[],
+    private readonly shared: RowCounters = { main: 0, levels: chain.map(() => 0) },
   ) {
-    this.counters = chain.map(() => 0);
+    this.counters = shared.levels;
     this.readers = columns.map((c) => c.read);
   }
 
+  private get mainIndex(): number {
+    return this.shared.main;
+  }
+
   rows(record: ExportRecord): Cell[][] {
-    this.mainIndex += 1;
+    this.shared.main += 1;
     const out: Cell[][] = [];
     if (this.chain.length === 0) out.push(this.row({ container: record, record, link: undefined, mainIndex: this.mainIndex }));
     else this.visit(out, record, 0, record, this.mainIndex);
@@ -360,13 +418,17 @@ export function planSections(form: FormModel, options: LayoutOptions, links: Lin
     return { name, sheetName: sheetOf.get(name) ?? name, fileName: name.replace(/\//g, '_'), repeat, columns, headerRows: planner.headerRows(columns) };
   });
   const parentLabel = (path: string) => (sectioned.parentNames === 'sheet' ? (sheetOf.get(path) ?? path) : path);
+  const parentsOf = (chain: readonly FormSection[]) => chain.map((_, level) => parentLabel(level === 0 ? form.idString : (chain[level - 1]?.path ?? form.idString)));
   return {
     sections,
-    rowBuilder: (section) => {
-      if (!section.repeat) return new RowBuilder([], section.columns, []);
+    rowBuilder: (section, counters) => {
+      if (!section.repeat) return new RowBuilder([], section.columns, [], counters);
       const chain = [...repeatAncestors(section.repeat), section.repeat];
-      const parents = chain.map((_, level) => parentLabel(level === 0 ? form.idString : (chain[level - 1]?.path ?? form.idString)));
-      return new RowBuilder(chain, section.columns, parents);
+      return new RowBuilder(chain, section.columns, parentsOf(chain), counters);
+    },
+    chainOf: (section) => {
+      const chain = section.repeat ? [...repeatAncestors(section.repeat), section.repeat] : [];
+      return { paths: chain.map((s) => s.path), parentNames: parentsOf(chain) };
     },
   };
 }

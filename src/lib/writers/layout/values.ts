@@ -26,7 +26,7 @@ export function sanitizeText(value: string): string {
   return text.indexOf('|') === -1 ? text : text.replace(/\|/g, '\\|');
 }
 
-function asAnswered(value: string): string {
+export function asAnswered(value: string): string {
   return value;
 }
 

@@ -25,6 +25,20 @@ const NUMBER_OPEN = ascii('><v>');
 const VALUE_CLOSE = ascii('</v></c>');
 const TRUE_CELL = ascii(' t="b"><v>1</v></c>');
 const FALSE_CELL = ascii(' t="b"><v>0</v></c>');
+/** A string cell's opening when no gap came before it (most do). */
+const CELL_STRING_OPEN = ascii('<c t="inlineStr"><is><t>');
+/**
+ * Per byte of text: 1 where it is copied as it is (ASCII that needs no escape), 2 for `_` (which
+ * needs the next byte looked at), 0 where the text needs escapeText.
+ */
+const PLAIN_BYTE = new Uint8Array(256);
+for (let b = 32; b < 128; b++) PLAIN_BYTE[b] = 1;
+PLAIN_BYTE[9] = 1;
+PLAIN_BYTE[10] = 1;
+PLAIN_BYTE[38] = 0;
+PLAIN_BYTE[60] = 0;
+PLAIN_BYTE[62] = 0;
+PLAIN_BYTE[95] = 2;
 const STYLED_DATE = ascii(` s="${STYLE_DATE}"><v>`);
 const STYLED_DATETIME = ascii(` s="${STYLE_DATETIME}"><v>`);
 
@@ -91,56 +105,119 @@ export class SheetBytes extends Utf8Builder {
     this.text(escapeText(truncateCell(text)));
   }
 
+  /** Where the row being written began, and where its cells begin. */
+  private rowStart = 0;
+  private rowOpened = 0;
+  private rowNumber = 0;
+  /** Whether a blank cell came since the last written one (the next one then names its place). */
+  private gap = false;
+
   /**
    * Appends one row (1-based `rowNumber`) as rowXml would write it: nothing at all for a row with
    * no values.
    */
   row(rowNumber: number, cells: readonly Cell[]): void {
-    const start = this.len;
+    this.beginRow(rowNumber);
+    for (let i = 0; i < cells.length; i += 1) this.cell(i, cells[i] as Cell);
+    this.endRow();
+  }
+
+  /** Begins a row that cell() and textBytes() fill, column by column, and endRow() ends. */
+  beginRow(rowNumber: number): void {
+    this.rowStart = this.len;
     this.bytes(ROW_OPEN);
     this.digits(rowNumber);
     this.bytes(TAG_CLOSE);
-    const opened = this.len;
-    let gap = false;
-    for (let i = 0; i < cells.length; i += 1) {
-      const cell = cells[i];
-      if (cell === null || cell === undefined || cell === '' || (typeof cell === 'number' && !Number.isFinite(cell))) {
-        gap = true;
-        continue;
-      }
-      this.bytes(CELL_OPEN);
-      if (gap) {
-        this.bytes(CELL_REF);
-        this.asciiText(columnName(i));
-        this.digits(rowNumber);
-        this.bytes(QUOTE_END);
-        gap = false;
-      }
-      if (typeof cell === 'string') {
-        const cut = cell.length > MAX_CELL_CHARS ? truncateCell(cell) : cell;
-        this.bytes(needsPreserve(cut) ? STRING_OPEN_PRESERVE : STRING_OPEN);
-        this.cellText(cut);
+    this.rowOpened = this.len;
+    this.rowNumber = rowNumber;
+    this.gap = false;
+  }
+
+  /** Ends the row: a row with no values leaves nothing. */
+  endRow(): void {
+    if (this.len === this.rowOpened) this.len = this.rowStart;
+    else this.bytes(ROW_CLOSE);
+  }
+
+  /** A cell's opening, with its reference after a gap. */
+  private open(column: number): void {
+    this.bytes(CELL_OPEN);
+    if (this.gap) {
+      this.bytes(CELL_REF);
+      this.asciiText(columnName(column));
+      this.digits(this.rowNumber);
+      this.bytes(QUOTE_END);
+      this.gap = false;
+    }
+  }
+
+  /** The row's cell in `column` (0-based; columns come in order, blanks too). */
+  cell(column: number, cell: Cell): void {
+    if (cell === null || cell === undefined || cell === '' || (typeof cell === 'number' && !Number.isFinite(cell))) {
+      this.gap = true;
+      return;
+    }
+    this.open(column);
+    if (typeof cell === 'string') {
+      const cut = cell.length > MAX_CELL_CHARS ? truncateCell(cell) : cell;
+      this.bytes(needsPreserve(cut) ? STRING_OPEN_PRESERVE : STRING_OPEN);
+      this.cellText(cut);
+      this.bytes(STRING_CLOSE);
+    } else if (typeof cell === 'number') {
+      this.bytes(NUMBER_OPEN);
+      this.number(cell);
+      this.bytes(VALUE_CLOSE);
+    } else if (typeof cell === 'boolean') {
+      this.bytes(cell ? TRUE_CELL : FALSE_CELL);
+    } else {
+      const serial = excelSerial(cell);
+      if (serial === undefined) {
+        this.bytes(STRING_OPEN);
+        this.text(escapeText(truncateCell(cell.iso)));
         this.bytes(STRING_CLOSE);
-      } else if (typeof cell === 'number') {
-        this.bytes(NUMBER_OPEN);
-        this.number(cell);
-        this.bytes(VALUE_CLOSE);
-      } else if (typeof cell === 'boolean') {
-        this.bytes(cell ? TRUE_CELL : FALSE_CELL);
       } else {
-        const serial = excelSerial(cell);
-        if (serial === undefined) {
-          this.bytes(STRING_OPEN);
-          this.text(escapeText(truncateCell(cell.iso)));
-          this.bytes(STRING_CLOSE);
-        } else {
-          this.bytes(cell.kind === 'date' ? STYLED_DATE : STYLED_DATETIME);
-          this.asciiText(String(serial));
-          this.bytes(VALUE_CLOSE);
-        }
+        this.bytes(cell.kind === 'date' ? STYLED_DATE : STYLED_DATETIME);
+        this.asciiText(String(serial));
+        this.bytes(VALUE_CLOSE);
       }
     }
-    if (this.len === opened) this.len = start;
-    else this.bytes(ROW_CLOSE);
+  }
+
+  /**
+   * The row's text cell in `column` from the UTF-8 bytes src[start..end): copied as they are when
+   * they are ASCII that needs no escape (as plainText checks), else decoded and written by cell().
+   */
+  textBytes(column: number, src: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (length === 0) {
+      this.gap = true;
+      return;
+    }
+    if (length <= MAX_CELL_CHARS) {
+      const mark = this.len;
+      const gap = this.gap;
+      const preserve = (src[start] as number) <= 32 || (src[end - 1] as number) <= 32;
+      if (gap || preserve) {
+        this.open(column);
+        this.bytes(preserve ? STRING_OPEN_PRESERVE : STRING_OPEN);
+      } else this.bytes(CELL_STRING_OPEN);
+      const buf = this.ensure(length + STRING_CLOSE.length);
+      let at = this.len;
+      let i = start;
+      for (; i < end; i++) {
+        const code = src[i] as number;
+        const plain = PLAIN_BYTE[code] as number;
+        if (plain !== 1 && (plain === 0 || (i + 1 < end && src[i + 1] === LOWER_X))) break;
+        buf[at++] = code;
+      }
+      if (i === end) {
+        for (let k = 0; k < STRING_CLOSE.length; k++) buf[at + k] = STRING_CLOSE[k] as number;
+        this.len = at + STRING_CLOSE.length;
+        return;
+      }
+      this.len = mark;
+      this.gap = gap;
+    }
+    this.cell(column, Buffer.from(src.buffer, src.byteOffset, src.byteLength).toString('utf8', start, end));
   }
 }

@@ -11,6 +11,13 @@ import { SHEET_END, SHEET_START } from './sheet-xml.ts';
 const START_BYTES = Buffer.from(SHEET_START, 'utf8');
 const END_BYTES = Buffer.from(SHEET_END, 'utf8');
 
+/** Rows a caller writes into a sheet's bytes itself: `count` of them, the k-th by `write`. */
+export interface WrittenRows {
+  readonly count: number;
+  /** Writes row `k` as row `rowNumber` (SheetBytes' beginRow, cells, endRow). */
+  write(out: SheetBytes, rowNumber: number, k: number): void;
+}
+
 export class SheetWriter<Entry extends ZipEntryWriter> {
   /** The entries of the parts begun so far, in order. */
   readonly entries: Entry[] = [];
@@ -43,6 +50,25 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
   add(row: readonly Cell[]): void {
     const fitted = fitRow(row, this.limits, this.name);
     const out = this.out;
+    this.roomForRow();
+    if (this.firstPart && this.header.length < this.repeat) this.header.push([...fitted]);
+    out.row(++this.rowsInPart, fitted);
+    if (out.full) this.waiting.push(out.take());
+  }
+
+  /** Adds rows the caller writes (after the header rows, which come as cells). */
+  addWritten(rows: WrittenRows): void {
+    const out = this.out;
+    for (let k = 0; k < rows.count; k++) {
+      this.roomForRow();
+      rows.write(out, ++this.rowsInPart, k);
+      if (out.full) this.waiting.push(out.take());
+    }
+  }
+
+  /** Ends the part when it is full, and begins the next with the header rows. */
+  private roomForRow(): void {
+    const out = this.out;
     if (this.rowsInPart === this.limits.maxRows) {
       out.bytes(END_BYTES);
       this.endedParts.push([...this.waiting, out.take()]);
@@ -52,9 +78,6 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
       out.bytes(START_BYTES);
       for (const headerRow of this.header) out.row(++this.rowsInPart, headerRow);
     }
-    if (this.firstPart && this.header.length < this.repeat) this.header.push([...fitted]);
-    out.row(++this.rowsInPart, fitted);
-    if (out.full) this.waiting.push(out.take());
   }
 
   get wantsFlush(): boolean {

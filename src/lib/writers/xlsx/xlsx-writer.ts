@@ -20,7 +20,7 @@ import {
 } from './package-parts.ts';
 import type { SheetLimits } from './sheet-parts.ts';
 import { SheetNames } from './sheet-names.ts';
-import { SheetWriter } from './sheet-writer.ts';
+import { SheetWriter, type WrittenRows } from './sheet-writer.ts';
 
 export const XLSX_LIMITS: SheetLimits = { maxRows: 1_048_576, maxColumns: 16_384 };
 
@@ -42,8 +42,8 @@ export interface WorkbookSheet {
   readonly repeatRows?: number;
 }
 
-/** The rows one step (a record) adds to each sheet, by the sheet's index (missing: none). */
-export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | undefined>;
+/** The rows one step (a record) adds to each sheet, by the sheet's index (missing: none): cells, or written by the caller. */
+export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | WrittenRows | undefined>;
 
 interface Settings {
   readonly limits: SheetLimits;
@@ -150,7 +150,8 @@ export async function* xlsxOnePassChunks(
           const rows = batch[i];
           const writer = writers[i];
           if (!rows || !writer) continue;
-          for (const row of rows) writer.add(row);
+          if ('write' in rows) writer.addWritten(rows);
+          else for (const row of rows) writer.add(row);
           if (writer.wantsFlush) await writer.flush();
         }
       }
