@@ -3,12 +3,14 @@
 // into temporary files beside it and copied out after it. Memory stays at a page of records and
 // a chunk per file, whatever the number of records.
 import { csvRowEncoder } from '../../lib/writers/csv/writer.ts';
-import { planSections, sectionCellText, type SectionLayout } from '../../lib/writers/layout/sections.ts';
-import { savSection } from '../../lib/writers/layout/sav-columns.ts';
-import { savRowEncoder } from '../../lib/writers/sav/index.ts';
+import { planSections, sectionCellText, type SectionedLayout, type SectionLayout } from '../../lib/writers/layout/sections.ts';
+import { savCell, savSection } from '../../lib/writers/layout/sav-columns.ts';
+import { RawSections, type RawRowOut } from '../../lib/writers/layout/raw-sections.ts';
+import { savRowEncoder, type SavCaseOut, type SavRow, type SavWrittenRow } from '../../lib/writers/sav/index.ts';
 import type { SpoolFactory } from '../../lib/writers/spool.ts';
-import type { Cell } from '../../lib/writers/layout/types.ts';
+import type { Cell, ExportRecord } from '../../lib/writers/layout/types.ts';
 import { zipOnePassChunks } from '../../lib/writers/zip/one-pass.ts';
+import { ROW_META_KEYS, type RecordPage } from './record-rows.ts';
 import { sectionBatches } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
 
@@ -40,6 +42,76 @@ export async function csvZip(source: ExportSource, now: Date, spools: SpoolFacto
   return zipOnePassChunks(files, sectionBatches(source, layout, rowOf), { level: ZIP_LEVEL, date: now, createSpool: spools });
 }
 
+/** A section's cells as a .sav case: each cell as savCell makes it, text straight from the record's bytes. */
+class SavCells implements RawRowOut {
+  out: SavCaseOut | undefined;
+
+  cell(column: number, cell: Cell): void {
+    (this.out as SavCaseOut).cell(column, savCell(cell));
+  }
+
+  textBytes(column: number, src: Uint8Array, start: number, end: number): void {
+    (this.out as SavCaseOut).textBytes(column, src, start, end);
+  }
+}
+
+/** Row `k` of a section of the record read last, written into its .sav case from the record's bytes. */
+class StoredSavRow implements SavWrittenRow {
+  constructor(
+    private readonly raw: RawSections,
+    private readonly section: number,
+    private readonly k: number,
+    private readonly cells: SavCells,
+  ) {}
+
+  write(out: SavCaseOut): void {
+    this.cells.out = out;
+    this.raw.writeRow(this.section, this.k, this.cells);
+  }
+}
+
+/**
+ * The .sav files' rows from one pass over the records' stored bytes (raw-sections.ts): no record
+ * is parsed but those whose repeats outgrew the plan.
+ */
+async function* storedSavBatches(
+  source: ExportSource,
+  layout: SectionedLayout,
+  raw: RawSections,
+  rowOf: ReadonlyArray<(cells: Cell[]) => SavRow>,
+): AsyncGenerator<Iterable<Array<ReadonlyArray<SavRow | SavWrittenRow>>>> {
+  const cells = new SavCells();
+  /** Per section, a row object per index, and the list of this record's. */
+  const made: StoredSavRow[][] = layout.sections.map(() => []);
+  const lists: StoredSavRow[][] = layout.sections.map(() => []);
+  const parsedRows = (record: ExportRecord): SavRow[][] => raw.rowsOf(record).map((rows, i) => {
+    const map = rowOf[i];
+    return map ? rows.map(map) : [];
+  });
+  function* steps(page: RecordPage): Generator<Array<ReadonlyArray<SavRow | SavWrittenRow>>> {
+    if (!page.storedRecords) {
+      for (const record of page.records) yield parsedRows(record);
+      return;
+    }
+    for (const record of page.storedRecords()) {
+      if (!raw.read(record.src, record.start, record.end, record.meta)) {
+        yield parsedRows(record.parsed());
+        continue;
+      }
+      for (let i = 0; i < lists.length; i++) {
+        const count = raw.rowCount(i);
+        const mine = made[i] as StoredSavRow[];
+        const list = lists[i] as StoredSavRow[];
+        while (mine.length < count) mine.push(new StoredSavRow(raw, i, mine.length, cells));
+        list.length = count;
+        for (let k = 0; k < count; k++) list[k] = mine[k] as StoredSavRow;
+      }
+      yield lists;
+    }
+  }
+  for await (const page of source.serialPages()) yield steps(page);
+}
+
 export async function savZip(source: ExportSource, now: Date, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
   const osmTagKeys = await source.osmTagKeys();
   // onadata always drops group names from SPSS variable names.
@@ -51,5 +123,9 @@ export async function savZip(source: ExportSource, now: Date, spools: SpoolFacto
     name: `${section.fileName}.sav`,
     encoder: savRowEncoder(savs[i]?.variables ?? [], { fileLabel: 'File exported by Ona', now }),
   }));
-  return zipOnePassChunks(files, sectionBatches(source, layout, savs.map((sav) => sav.row)), { level: SAV_ZIP_LEVEL, date: now, createSpool: spools });
+  const rowOf = savs.map((sav) => sav.row);
+  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
+  const raw = RawSections.plan(layout, (path) => shape?.largest(path) ?? 0, ROW_META_KEYS);
+  const batches = raw ? storedSavBatches(source, layout, raw, rowOf) : sectionBatches(source, layout, rowOf);
+  return zipOnePassChunks<SavRow | SavWrittenRow>(files, batches, { level: SAV_ZIP_LEVEL, date: now, createSpool: spools });
 }

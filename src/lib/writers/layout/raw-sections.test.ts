@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { convert } from '../../../../packages/xlsform/src/index.ts';
 import { buildFormModel, type FormModel } from '../../form-model/model.ts';
 import { SheetBytes } from '../xlsx/sheet-bytes.ts';
+import { savRowEncoder, type SavCaseOut } from '../sav/index.ts';
+import { savCell, savSection } from './sav-columns.ts';
 import { RawSections, type RawRowOut } from './raw-sections.ts';
 import { planSections, type SectionedLayout } from './sections.ts';
 import { DEFAULT_LAYOUT_OPTIONS, type Cell, type ExportRecord, type LayoutOptions } from './types.ts';
@@ -67,6 +69,7 @@ const RECORDS: Array<Record<string, unknown>> = [
   { name: 'Many', kids: [{ 'kids/kname': 'k1' }, { 'kids/kname': 'k2' }, { 'kids/kname': 'k3' }], visits: [7, { 'visits/vdate': '2022-01-01' }] },
   { name: 'quote "q" and \\ slash\nline\r', age: -4, height: 0, kids: 'not a list', visits: [], where: 5, ok: true, colors: ['red'] },
   { name: '', age: null, kids: [{}, { 'kids/toys': [{}, {}] }], _tags: [], _notes: [] },
+  { name: 'x'.repeat(300), kids: [{ 'kids/kname': '\u00e9'.repeat(200) }], visits: [{ 'visits/vdate': '2020-01-01' }] },
   {},
 ];
 
@@ -163,6 +166,55 @@ describe('sectioned rows from stored bytes', () => {
       }
     });
   }
+
+  test('the same .sav cases written from the bytes as from the cells', () => {
+    const options = { ...DEFAULT_LAYOUT_OPTIONS, removeGroupName: true };
+    const layout = planSections(model, options, { baseUrl: 'http://testserver' }, { parentNames: 'path', cellText: 'as-answered' });
+    const savs = layout.sections.map((section) => savSection(section, model, options));
+    const now = new Date(0);
+    const fromCells = savs.map((sav) => savRowEncoder(sav.variables, { now }));
+    const fromBytes = savs.map((sav) => savRowEncoder(sav.variables, { now }));
+    const builders = layout.sections.map((section) => layout.rowBuilder(section));
+    const raw = RawSections.plan(layout, largest, META_KEYS);
+    assert.ok(raw);
+    const chunks = (encoders: typeof fromCells, at: number, bytes: Uint8Array | undefined): void => {
+      if (bytes) (collected[at] as Uint8Array[][])[encoders === fromCells ? 0 : 1]?.push(bytes);
+    };
+    const collected = savs.map((): Uint8Array[][] => [[], []]);
+    RECORDS.forEach((stored, n) => {
+      const meta = [n + 1, `uuid-${n}`, '2026-11-28T10:00:00+00:00', 'v1'];
+      const record = parsedRecord(stored);
+      META_KEYS.forEach((key, i) => (record[key] = meta[i]));
+      builders.forEach((builder, s) => {
+        for (const row of builder.rows(record as ExportRecord)) chunks(fromCells, s, (fromCells[s] as (typeof fromCells)[number]).add((savs[s] as (typeof savs)[number]).row(row)));
+      });
+      const bytes = Buffer.from(JSON.stringify(stored).replace(/,"/g, ', "').replace(/":/g, '": '));
+      if (!raw.read(bytes, 0, bytes.length, meta)) {
+        raw.rowsOf(record as ExportRecord).forEach((rows, s) => {
+          for (const row of rows) chunks(fromBytes, s, (fromBytes[s] as (typeof fromBytes)[number]).add((savs[s] as (typeof savs)[number]).row(row)));
+        });
+        return;
+      }
+      layout.sections.forEach((_, s) => {
+        for (let k = 0; k < raw.rowCount(s); k++) {
+          const written = {
+            write: (out: SavCaseOut) =>
+              raw.writeRow(s, k, {
+                cell: (column, cell) => out.cell(column, savCell(cell)),
+                textBytes: (column, src, start, end) => out.textBytes(column, src, start, end),
+              }),
+          };
+          chunks(fromBytes, s, (fromBytes[s] as (typeof fromBytes)[number]).add(written));
+        }
+      });
+    });
+    savs.forEach((_, s) => {
+      chunks(fromCells, s, (fromCells[s] as (typeof fromCells)[number]).end());
+      chunks(fromBytes, s, (fromBytes[s] as (typeof fromBytes)[number]).end());
+      const [cells, bytes] = collected[s] as Uint8Array[][];
+      assert.deepEqual(Buffer.concat(bytes as Uint8Array[]), Buffer.concat(cells as Uint8Array[]));
+    });
+  });
 
   test('nothing planned for a repeat no record has: records with it are read whole, numbered on', () => {
     const layout = planSections(model, DEFAULT_LAYOUT_OPTIONS, { baseUrl: 'http://testserver' }, { parentNames: 'path', cellText: 'as-answered' });

@@ -1,8 +1,8 @@
-// Sectioned rows (xlsx sheets) read from stored records' UTF-8 JSON bytes (csv/raw-json.ts)
-// instead of records parsed whole: the values the columns read are found in one pass over the
-// bytes, and a text answer that needs no change can be copied from them to the output without
-// becoming a string. Each column's cell is otherwise its reader's (sections.ts ColumnValue) for
-// the value JSON.parse would have made, so the rows are the parsed records' rows.
+// Sectioned rows (xlsx sheets, savzip cases) read from stored records' UTF-8 JSON bytes
+// (csv/raw-json.ts) instead of records parsed whole: the values the columns read are found in one
+// pass over the bytes, and a text answer that needs no change can be copied from them to the
+// output without becoming a string. Each column's cell is otherwise its reader's (sections.ts
+// ColumnValue) for the value JSON.parse would have made, so the rows are the parsed records' rows.
 //
 // A repeat's items are read into containers planned per index, up to the largest count the
 // records hold (the repeat counts' aggregate); a record with more items than planned, or with

@@ -52,24 +52,48 @@ export class CaseEncoder {
   }
 
   encode(row: SavRow, sink: CaseSink): void {
-    const { variables } = this.layout;
     sink.beginCase();
-    for (let index = 0; index < variables.length; index += 1) {
-      const variable = variables[index];
-      if (variable === undefined) continue;
-      const cell = row[index];
-      if (variable.type === 'numeric') {
-        sink.number(toNumber(variable, cell));
-        continue;
-      }
-      const text = cell === null || cell === undefined ? '' : typeof cell === 'string' ? cell : String(cell);
-      const view = this.views[index] ?? this.scratch;
-      let written = text === '' ? 0 : asciiInto(text, view);
-      if (written < 0) written = encodeUtf8Into(text, view);
-      for (const segment of variable.segments) {
-        const used = Math.max(0, Math.min(segment.dataLength, written - segment.dataStart));
-        sink.text(this.scratch, segment.dataStart, used, segment.slotCount);
+    const count = this.layout.variables.length;
+    for (let index = 0; index < count; index += 1) this.cell(index, row[index], sink);
+  }
+
+  /** Variable `index`'s value into the case begun in `sink` (variables come in order, each once). */
+  cell(index: number, cell: SavCell, sink: CaseSink): void {
+    const variable = this.layout.variables[index];
+    if (variable === undefined) return;
+    if (variable.type === 'numeric') {
+      sink.number(toNumber(variable, cell));
+      return;
+    }
+    const text = cell === null || cell === undefined ? '' : typeof cell === 'string' ? cell : String(cell);
+    const view = this.views[index] ?? this.scratch;
+    let written = text === '' ? 0 : asciiInto(text, view);
+    if (written < 0) written = encodeUtf8Into(text, view);
+    for (const segment of variable.segments) {
+      const used = Math.max(0, Math.min(segment.dataLength, written - segment.dataStart));
+      sink.text(this.scratch, segment.dataStart, used, segment.slotCount);
+    }
+  }
+
+  /**
+   * Variable `index`'s value from the UTF-8 bytes src[start..end) of a string: copied from them
+   * when the variable is a string as wide at least and the bytes are ASCII, else decoded first.
+   */
+  textBytes(index: number, src: Uint8Array, start: number, end: number, sink: CaseSink): void {
+    const variable = this.layout.variables[index];
+    if (variable === undefined) return;
+    const length = end - start;
+    if (variable.type === 'string' && length <= variable.width) {
+      let i = start;
+      while (i < end && (src[i] as number) < 128) i += 1;
+      if (i === end) {
+        for (const segment of variable.segments) {
+          const used = Math.max(0, Math.min(segment.dataLength, length - segment.dataStart));
+          sink.text(src, start + segment.dataStart, used, segment.slotCount);
+        }
+        return;
       }
     }
+    this.cell(index, Buffer.from(src.buffer, src.byteOffset, src.byteLength).toString('utf8', start, end), sink);
   }
 }

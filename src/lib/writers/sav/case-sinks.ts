@@ -93,6 +93,8 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
   private commandCount = 8;
   private lastSource: Uint8Array | undefined;
   private sourceView: DataView = new DataView(new ArrayBuffer(0));
+  private otherSource: Uint8Array | undefined;
+  private otherView: DataView = new DataView(new ArrayBuffer(0));
 
   constructor(slotCount: number) {
     // Every slot may need a command byte and 8 data bytes, plus one block of commands.
@@ -174,13 +176,19 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
     }
   }
 
-  /** A DataView of the (always the same) source buffer, made once. */
+  /** A DataView of the source buffer, made once per buffer of the last two (an encoder's own, and stored records' bytes). */
   private viewOf(source: Uint8Array): DataView {
-    if (source !== this.lastSource) {
-      this.lastSource = source;
-      this.sourceView = new DataView(source.buffer, source.byteOffset, source.byteLength);
+    if (source === this.lastSource) return this.sourceView;
+    if (source !== this.otherSource) {
+      this.otherSource = source;
+      this.otherView = new DataView(source.buffer, source.byteOffset, source.byteLength);
     }
-    return this.sourceView;
+    const view = this.otherView;
+    this.otherSource = this.lastSource;
+    this.otherView = this.sourceView;
+    this.lastSource = source;
+    this.sourceView = view;
+    return view;
   }
 
   take(): Uint8Array {

@@ -6,7 +6,7 @@ import { CompressedSink, PlainSink } from './case-sinks.ts';
 import { CASE_COUNT_OFFSET } from './constants.ts';
 import { encodeDictionary } from './dictionary.ts';
 import { resolveLayout } from './layout.ts';
-import type { SavRow, SavVariable, SavWriterOptions } from './types.ts';
+import type { SavCaseOut, SavRow, SavVariable, SavWriterOptions, SavWrittenRow } from './types.ts';
 import type { RowEncoder } from '../zip/one-pass.ts';
 
 export const DEFAULT_STRING_WIDTH = 255;
@@ -35,6 +35,7 @@ export function createSavWriter(
 /** The writer plus what batching needs: rows can be added without taking their bytes each time. */
 interface SavEncoder extends SavWriter {
   add(values: SavRow): void;
+  addWritten(row: SavWrittenRow): void;
   readonly readyLength: number;
   take(): Uint8Array;
   finish(): void;
@@ -49,6 +50,15 @@ function createSavEncoder(variables: ReadonlyArray<SavVariable>, options: SavWri
 
   const add = (values: SavRow): void => {
     encoder.encode(values, sink);
+    rowsWritten += 1;
+  };
+  const out: SavCaseOut = {
+    cell: (index, cell) => encoder.cell(index, cell, sink),
+    textBytes: (index, src, start, end) => encoder.textBytes(index, src, start, end, sink),
+  };
+  const addWritten = (row: SavWrittenRow): void => {
+    sink.beginCase();
+    row.write(out);
     rowsWritten += 1;
   };
   const finish = (): void => {
@@ -76,6 +86,7 @@ function createSavEncoder(variables: ReadonlyArray<SavVariable>, options: SavWri
     },
     variableNames: () => layout.variables.map((v) => v.name),
     add,
+    addWritten,
     get readyLength() {
       return sink.readyLength;
     },
@@ -92,9 +103,9 @@ export function savCaseCountPatch(rowCount: number): { offset: number; bytes: Ui
 }
 
 /** A .sav file's bytes as rows are added: the dictionary, then cases in chunks of about `chunkBytes`. */
-export interface SavRowEncoder extends RowEncoder<SavRow> {
+export interface SavRowEncoder extends RowEncoder<SavRow | SavWrittenRow> {
   readonly head: Uint8Array;
-  add(row: SavRow): Uint8Array | undefined;
+  add(row: SavRow | SavWrittenRow): Uint8Array | undefined;
   end(): Uint8Array;
 }
 
@@ -108,7 +119,8 @@ export function savRowEncoder(
   return {
     head: writer.header(),
     add(row) {
-      writer.add(row);
+      if ('write' in row) writer.addWritten(row);
+      else writer.add(row);
       return writer.readyLength >= chunkBytes ? writer.take() : undefined;
     },
     end() {

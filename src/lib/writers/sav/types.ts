@@ -39,3 +39,15 @@ export interface SavWriterOptions {
 
 export type SavCell = number | string | null | undefined;
 export type SavRow = ReadonlyArray<SavCell>;
+
+/** Where a row the caller writes itself goes: every variable once, in order. */
+export interface SavCaseOut {
+  cell(index: number, cell: SavCell): void;
+  /** A string's value as its UTF-8 bytes src[start..end). */
+  textBytes(index: number, src: Uint8Array, start: number, end: number): void;
+}
+
+/** A row the caller writes variable by variable instead of giving its cells. */
+export interface SavWrittenRow {
+  write(out: SavCaseOut): void;
+}
