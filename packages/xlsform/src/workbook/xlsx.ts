@@ -168,6 +168,30 @@ function cellValue(attrs: string, inner: string, strings: string[], dates: boole
 }
 
 /**
+ * The value of a cell whose content is the usual single element: `<is><t>text</t></is>` for an
+ * inline string, `<v>value</v>` otherwise; undefined for anything else (cellValue then reads it).
+ * Read in place, without slicing the cell's content first: this runs once per cell.
+ */
+function plainCellValue(data: string, type: string, attrs: string, from: number, to: number, strings: string[], dates: boolean[]): RawCell | undefined {
+  if (type === 'inlineStr') {
+    if (to - from < 16 || !data.startsWith('<is><t>', from) || !data.startsWith('</t></is>', to - 9)) return undefined;
+    const text = data.slice(from + 7, to - 9);
+    return text.indexOf('<') < 0 ? unescapeXml(text) : undefined;
+  }
+  if (!data.startsWith('<v>', from)) return undefined;
+  const end = data.indexOf('</v>', from + 3);
+  if (end < 0 || end + 4 !== to) return undefined;
+  const raw = data.slice(from + 3, end);
+  if (type === 's') return strings[Number(raw)] ?? '';
+  if (type === 'n') {
+    const style = attrValue(attrs, ' s="');
+    const n = Number(raw);
+    return style !== undefined && dates[Number(style)] === true ? { date: n } : n;
+  }
+  return undefined;
+}
+
+/**
  * Visits only cells with content; self-closing (styled but empty) cells, which
  * some files have by the hundred thousand, cost one indexOf each. Needs every
  * cell to carry its reference (r="B7"); returns undefined otherwise.
@@ -190,12 +214,20 @@ function worksheetGridByReference(data: string, strings: string[], dates: boolea
     const close = data.indexOf('</c>', tagEnd);
     if (close < 0) return grid;
     pos = close + 4;
-    const value = cellValue(attrs, data.slice(tagEnd + 1, close), strings, dates);
+    const type = attrValue(attrs, ' t="') ?? 'n';
+    const value = plainCellValue(data, type, attrs, tagEnd + 1, close, strings, dates) ?? cellValue(attrs, data.slice(tagEnd + 1, close), strings, dates);
     if (value === undefined) continue;
+    // The column from the leading capitals, the row from what follows the letters.
+    let col = 0;
     let split = 0;
+    for (; split < ref.length; split++) {
+      const c = ref.charCodeAt(split);
+      if (c < 65 || c > 90) break;
+      col = col * 26 + (c - 64);
+    }
+    col--;
     while (split < ref.length && ref.charCodeAt(split) >= 65) split++;
     const row = Number(ref.slice(split)) - 1;
-    const col = columnIndex(ref);
     if (!(row >= 0)) return undefined;
     const cells = (grid[row] ??= []);
     cells[col] = value;
