@@ -7,6 +7,7 @@ import type { Json } from '../types.ts';
 import { descendants, isSection, type EntityPart, type Question, type Section, type SurveyElement, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import { needsItextRef } from './itext.ts';
 import type { References } from './references.ts';
+import type { XmlOut } from './out.ts';
 import { el, emptyElementLine, escapeAttr, setAttr, type XmlChild, type XmlElement } from './xml.ts';
 
 /** A value as Python's str() prints it (dicts from nested columns included). */
@@ -67,15 +68,14 @@ export class BodyWriter {
     return out;
   }
 
-  /** Every bind and model-level action, in document order, as pre-rendered lines. */
-  modelBindings(indent: string): XmlChild {
-    let out = '';
+  /** Every bind and model-level action, in document order. */
+  writeModelBindings(indent: string, out: XmlOut): void {
     for (const e of descendants(this.tree.root)) {
       if (e.kind === 'external') continue;
-      out += this.bind(e, indent);
-      if (e.kind === 'question' || e.kind === 'attribute') for (const action of this.actions(e, false)) out += emptyElementLine(indent, action);
+      const bind = this.bind(e, indent);
+      if (bind !== '') out.add(bind);
+      if (e.kind === 'question' || e.kind === 'attribute') for (const action of this.actions(e, false)) out.add(emptyElementLine(indent, action));
     }
-    return { block: out };
   }
 
   // ---- body ----

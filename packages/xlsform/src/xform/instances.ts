@@ -4,8 +4,9 @@ import { XlsFormError } from '../errors.ts';
 import { defaultIsDynamic, hasLastSavedReference } from '../parse/expression.ts';
 import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
-import { descendants, isEntityPart, isSection, type Itemset, type Question, type Section, type SurveyElement, type SurveyTree } from '../survey/tree.ts';
+import { descendants, isEntityPart, isSection, type Itemset, type Option, type Question, type Section, type SurveyElement, type SurveyTree } from '../survey/tree.ts';
 import type { References } from './references.ts';
+import type { XmlOut } from './out.ts';
 import { el, escapeAttr, escapeText, setAttr, type XmlChild, type XmlElement } from './xml.ts';
 
 function str(value: Json | undefined): string {
@@ -145,24 +146,33 @@ function lastSavedNeeded(q: Question): boolean {
   return false;
 }
 
-/** A choice list's instance, rendered straight to text (big forms have thousands of items). */
+/** A choice list's instance, written straight out as text (big forms have thousands of items). */
 function staticInstance(name: string, itemset: Itemset, indent: string): XmlChild {
   const i1 = `${indent}  `;
   const i2 = `${i1}  `;
   const i3 = `${i2}  `;
   const field = (tag: string, value: string): string => (value === '' ? `${i3}<${tag}/>\n` : `${i3}<${tag}>${escapeText(value)}</${tag}>\n`);
-  let items = '';
-  itemset.options.forEach((option, idx) => {
-    let fields = '';
-    if (itemset.requiresItext) fields += field('itextId', `${name}-${idx}`);
-    fields += field('name', option.name);
-    if (!itemset.requiresItext && typeof option.label === 'string') fields += field('label', option.label);
-    for (const [k, v] of option.extra) fields += field(k, str(v));
-    if (option.smsOption) fields += field('sms_option', option.smsOption);
-    items += fields === '' ? `${i2}<item/>\n` : `${i2}<item>\n${fields}${i2}</item>\n`;
-  });
-  const root = items === '' ? `${i1}<root/>\n` : `${i1}<root>\n${items}${i1}</root>\n`;
-  return { block: `${indent}<instance id="${escapeAttr(name)}">\n${root}${indent}</instance>\n` };
+  const block = (out: XmlOut): void => {
+    out.add(`${indent}<instance id="${escapeAttr(name)}">\n`);
+    const options = itemset.options;
+    if (options.length === 0) out.add(`${i1}<root/>\n`);
+    else {
+      out.add(`${i1}<root>\n`);
+      for (let idx = 0; idx < options.length; idx++) {
+        const option = options[idx] as Option;
+        let fields = '';
+        if (itemset.requiresItext) fields += field('itextId', `${name}-${idx}`);
+        fields += field('name', option.name);
+        if (!itemset.requiresItext && typeof option.label === 'string') fields += field('label', option.label);
+        for (const [k, v] of option.extra) fields += field(k, str(v));
+        if (option.smsOption) fields += field('sms_option', option.smsOption);
+        out.add(fields === '' ? `${i2}<item/>\n` : `${i2}<item>\n${fields}${i2}</item>\n`);
+      }
+      out.add(`${i1}</root>\n`);
+    }
+    out.add(`${indent}</instance>\n`);
+  };
+  return { block };
 }
 
 export function secondaryInstances(tree: SurveyTree): XmlChild[] {

@@ -6,25 +6,31 @@ import { isObject } from '../parse/json-helpers.ts';
 import type { Json, JsonObject } from '../types.ts';
 import { descendants, isEntityPart, type Question, type Section, type SurveyTree, xpathOf } from '../survey/tree.ts';
 import type { References } from './references.ts';
-import { escapeAttr, escapeText, textLine, type XmlChild } from './xml.ts';
+import type { XmlOut } from './out.ts';
+import { escapeAttr, escapeText, textLine } from './xml.ts';
 
 type Context = Question | Section | undefined;
-interface Entry {
+
+/**
+ * One language's form ("long", "guidance", "image", ...) of one text: its text, and the element
+ * whose references it may hold (undefined for choices and media).
+ */
+interface TextValue {
+  lang: string;
+  form: string;
   text: string;
   context: Context;
 }
-/** One language's forms ("long", "guidance", "image", ...) of one text, in insertion order. */
-interface LanguageTexts {
-  lang: string;
-  /** Forms and their values, as parallel arrays (no pair object per value). */
-  forms: string[];
-  values: Array<Entry | string>;
-}
 
-/** One itext id: the union of its forms over all languages, and each language's values. */
+/**
+ * One itext id: the union of its forms over all languages, and every language's values in the
+ * order each (language, form) was first set (one small list, scanned: a text has a handful).
+ */
 interface PathTexts {
   forms: string[];
-  languages: LanguageTexts[];
+  values: TextValue[];
+  /** The id escaped for its attribute, once written. */
+  id: string | undefined;
 }
 
 /**
@@ -40,37 +46,45 @@ export interface Translations {
   paths: Map<string, PathTexts>;
 }
 
-function setText(translations: Translations, lang: string, path: string, form: string, value: Entry | string): void {
-  let texts = translations.paths.get(path);
-  if (!texts) {
-    texts = { forms: [], languages: [] };
-    translations.paths.set(path, texts);
+function hasLanguage(texts: PathTexts, lang: string): boolean {
+  const values = texts.values;
+  for (let i = 0; i < values.length; i++) if ((values[i] as TextValue).lang === lang) return true;
+  return false;
+}
+
+/** Records that `lang` has a text for `path` (the order of its own texts). */
+function addOwn(translations: Translations, lang: string, path: string): void {
+  let own = translations.pathsByLanguage.get(lang);
+  if (own === undefined) {
+    own = [];
+    translations.pathsByLanguage.set(lang, own);
+    translations.languages.push(lang);
   }
-  let language: LanguageTexts | undefined;
-  for (const l of texts.languages) {
-    if (l.lang === lang) {
-      language = l;
-      break;
+  own.push(path);
+}
+
+function setText(translations: Translations, lang: string, path: string, form: string, text: string, context: Context): void {
+  const texts = translations.paths.get(path);
+  if (texts === undefined) {
+    translations.paths.set(path, { forms: [form], values: [{ lang, form, text, context }], id: undefined });
+    addOwn(translations, lang, path);
+    return;
+  }
+  const values = texts.values;
+  let languageSeen = false;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] as TextValue;
+    if (value.lang !== lang) continue;
+    if (value.form === form) {
+      value.text = text;
+      value.context = context;
+      return;
     }
+    languageSeen = true;
   }
-  if (!language) {
-    language = { lang, forms: [], values: [] };
-    texts.languages.push(language);
-    let own = translations.pathsByLanguage.get(lang);
-    if (!own) {
-      own = [];
-      translations.pathsByLanguage.set(lang, own);
-      translations.languages.push(lang);
-    }
-    own.push(path);
-  }
-  const at = language.forms.indexOf(form);
-  if (at >= 0) language.values[at] = value;
-  else {
-    language.forms.push(form);
-    language.values.push(value);
-  }
-  if (!texts.forms.includes(form)) texts.forms.push(form);
+  values.push({ lang, form, text, context });
+  if (!languageSeen) addOwn(translations, lang, path);
+  if (texts.forms.indexOf(form) < 0) texts.forms.push(form);
 }
 
 const MEDIA_TYPES = new Set(['image', 'big-image', 'audio', 'video']);
@@ -90,10 +104,8 @@ export function needsItextRef(e: Question | Section): boolean {
   return isObject(e.label ?? null) || (e.media !== undefined && Object.keys(e.media).length > 0);
 }
 
-type AddText = (lang: string, path: string, form: string, text: string, context: Context) => void;
-
 /** Every translated text of an element: bind messages, label, hint and guidance hint. */
-function elementTexts(e: Question | Section, defaultLanguage: string, add: AddText): void {
+function elementTexts(translations: Translations, e: Question | Section, defaultLanguage: string): void {
   const base = xpathOf(e);
   const bind = e.bind;
   if (bind) {
@@ -101,9 +113,9 @@ function elementTexts(e: Question | Section, defaultLanguage: string, add: AddTe
       const message = bind[key];
       if (message === undefined) continue;
       const path = `${base}:${key}`;
-      if (isObject(message)) for (const lang in message) add(lang, path, 'long', str(message[lang]), e);
+      if (isObject(message)) for (const lang in message) setText(translations, lang, path, 'long', str(message[lang]), e);
       else if (key !== 'jr:noAppErrorString' && typeof message === 'string' && message && hasRef(message)) {
-        add(defaultLanguage, path, 'long', message, e);
+        setText(translations, defaultLanguage, path, 'long', message, e);
       }
     }
   }
@@ -114,17 +126,17 @@ function elementTexts(e: Question | Section, defaultLanguage: string, add: AddTe
   if (!isObject(label ?? null) && label && needsItextRef(e)) label = { [defaultLanguage]: label };
   if (isObject(label ?? null) && isObject(label)) {
     const path = `${base}:label`;
-    for (const lang in label) add(lang, path, 'long', str(label[lang]), e);
+    for (const lang in label) setText(translations, lang, path, 'long', str(label[lang]), e);
   }
   let hint = e.hint;
   if (!isObject(hint ?? null) && hint && str(hint).length > 0 && hasGuidance) hint = { [defaultLanguage]: hint };
   const hintPath = `${base}:hint`;
-  if (isObject(hint ?? null) && isObject(hint)) for (const lang in hint) add(lang, hintPath, 'long', str(hint[lang]), e);
+  if (isObject(hint ?? null) && isObject(hint)) for (const lang in hint) setText(translations, lang, hintPath, 'long', str(hint[lang]), e);
   let guidanceTexts = guidance;
   if (guidanceIsText && guidance !== undefined) guidanceTexts = { [defaultLanguage]: guidance };
   // Guidance hints are hint texts of form "guidance".
   if (isObject(guidanceTexts ?? null) && isObject(guidanceTexts)) {
-    for (const lang in guidanceTexts) add(lang, hintPath, 'guidance', str(guidanceTexts[lang]), e);
+    for (const lang in guidanceTexts) setText(translations, lang, hintPath, 'guidance', str(guidanceTexts[lang]), e);
   }
 }
 
@@ -174,13 +186,12 @@ export function collectTranslations(tree: SurveyTree, defaultLanguage: string): 
   }
   const searchLists: Array<[string, string | undefined]> = [];
   const otherLists: Array<[string, string | undefined]> = [];
-  const add: AddText = (lang, path, form, text, context) => setText(translations, lang, path, form, { text, context });
   for (const e of descendants(tree.root)) {
     if (e.kind === 'external' || isEntityPart(e)) continue;
     if (e.kind === 'question' && e.questionClass === 'select') {
       (redirectSearch(e, tree) ? searchLists : otherLists).push([e.name, e.listName]);
     }
-    elementTexts(e, defaultLanguage, add);
+    elementTexts(translations, e, defaultLanguage);
   }
   for (const [question, list] of searchLists) {
     const others = otherLists.filter(([, l]) => l === list).map(([q]) => `'${q}'`);
@@ -196,7 +207,7 @@ export function collectTranslations(tree: SurveyTree, defaultLanguage: string): 
 }
 
 function setChoice(translations: Translations, lang: string, id: string, form: string, value: string): void {
-  setText(translations, lang, id, form, value);
+  setText(translations, lang, id, form, value, undefined);
 }
 
 function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage: string): void {
@@ -210,82 +221,76 @@ function addMedia(tree: SurveyTree, translations: Translations, defaultLanguage:
     for (const [type, value] of Object.entries(media)) {
       if (!MEDIA_TYPES.has(type)) throw new XlsFormError(`Media type: ${type} not supported`, { code: 'media_type', sheet: 'survey' });
       const localized = isObject(value) ? value : { [defaultLanguage]: value };
-      for (const [lang, file] of Object.entries(localized)) setText(translations, lang, key, type, str(file));
+      for (const [lang, file] of Object.entries(localized)) setText(translations, lang, key, type, str(file), undefined);
     }
   }
-}
-
-/** The <itext> block, rendered straight to text (it is most of a big form's XForm). */
-interface TextWriter {
-  refs: References;
-  /** Indentation of <value> lines. */
-  indent: string;
 }
 
 /** One <value> line; '' for media a language lacks. */
-function valueLine(writer: TextWriter, kind: string, form: string, entry: Entry | string): string {
-  const raw = typeof entry === 'string' ? entry : entry.text;
-  const context = typeof entry === 'string' ? undefined : entry.context;
+function valueLine(refs: References, indent: string, isHint: boolean, form: string, text: string, context: Context): string {
   let prefix = '';
   let formAttr = '';
-  if (kind === 'hint') formAttr = form === 'guidance' ? ' form="guidance"' : '';
+  if (isHint) formAttr = form === 'guidance' ? ' form="guidance"' : '';
   else if (form !== 'long') {
-    if (raw === '-') return '';
+    if (text === '-') return '';
     prefix = form === 'image' || form === 'big-image' ? 'jr://images/' : `jr://${form}/`;
     formAttr = ` form="${escapeAttr(form)}"`;
   }
-  const outputs = writer.refs.insertOutputs(raw, context);
-  return textLine(writer.indent, 'value', formAttr, outputs !== undefined ? { raw: escapeText(prefix) + outputs } : { text: prefix + raw });
+  const escaped = escapeText(text);
+  const outputs = refs.insertOutputsEscaped(escaped, context);
+  if (outputs !== undefined) return textLine(indent, 'value', formAttr, { raw: escapeText(prefix) + outputs });
+  return `${indent}<value${formAttr}>${prefix === '' ? escaped : escapeText(prefix) + escaped}</value>\n`;
 }
 
 /** One <text> of one language, with "-" for the forms that language lacks. */
-function textBlock(writer: TextWriter, lang: string, path: string, texts: PathTexts, indent: string, out: string[]): void {
-  let language: LanguageTexts | undefined;
-  for (const l of texts.languages) {
-    if (l.lang === lang) {
-      language = l;
-      break;
+function writeText(out: XmlOut, refs: References, lang: string, path: string, texts: PathTexts, indent: string, valueIndent: string): void {
+  const colon = path.indexOf(':');
+  const isHint = colon >= 0 && path.length - colon === 5 && path.endsWith(':hint');
+  const all = texts.values;
+  let values = '';
+  let count = 0;
+  for (let i = 0; i < all.length; i++) {
+    const value = all[i] as TextValue;
+    if (value.lang !== lang) continue;
+    values += valueLine(refs, valueIndent, isHint, value.form, value.text, value.context);
+    count++;
+  }
+  if (count < texts.forms.length) {
+    for (let f = 0; f < texts.forms.length; f++) {
+      const form = texts.forms[f] as string;
+      let has = false;
+      for (let i = 0; i < all.length && !has; i++) has = (all[i] as TextValue).lang === lang && (all[i] as TextValue).form === form;
+      if (!has) values += valueLine(refs, valueIndent, isHint, form, '-', undefined);
     }
   }
-  const colon = path.indexOf(':');
-  const kind = colon >= 0 ? path.slice(colon + 1) : '';
-  const forms = language?.forms ?? [];
-  const entries = language?.values ?? [];
-  let values = '';
-  for (let i = 0; i < forms.length; i++) values += valueLine(writer, kind, forms[i] ?? '', entries[i] ?? '-');
-  if (forms.length < texts.forms.length) {
-    for (const form of texts.forms) if (!forms.includes(form)) values += valueLine(writer, kind, form, '-');
-  }
-  if (values === '') out.push(indent, '<text id="', escapeAttr(path), '"/>\n');
-  else out.push(indent, '<text id="', escapeAttr(path), '">\n', values, indent, '</text>\n');
+  const id = (texts.id ??= escapeAttr(path));
+  out.add(values === '' ? `${indent}<text id="${id}"/>\n` : `${indent}<text id="${id}">\n${values}${indent}</text>\n`);
 }
 
 /**
- * The <itext> block, rendered straight to text (it is most of a big form's
- * XForm). Every language gets every text: its own first, then the ones it
- * lacks, and every form a text has in any language ("-" where missing).
+ * The <itext> block, written straight out as text (it is most of a big form's XForm). Every
+ * language gets every text: its own first, then the ones it lacks, and every form a text has in
+ * any language ("-" where missing).
  */
-export function itextElement(translations: Translations, defaultLanguage: string, refs: References, indent: string): XmlChild {
+export function writeItext(translations: Translations, defaultLanguage: string, refs: References, indent: string, out: XmlOut): void {
   const i1 = `${indent}  `;
   const i2 = `${i1}  `;
-  const writer: TextWriter = { refs, indent: `${i2}  ` };
-  const out: string[] = [indent, '<itext>\n'];
+  const valueIndent = `${i2}  `;
+  out.add(`${indent}<itext>\n`);
   for (const lang of translations.languages) {
-    out.push(i1, '<translation lang="', escapeAttr(lang), lang === defaultLanguage ? '" default="true()">\n' : '">\n');
+    out.add(`${i1}<translation lang="${escapeAttr(lang)}${lang === defaultLanguage ? '" default="true()">\n' : '">\n'}`);
     const own = translations.pathsByLanguage.get(lang) ?? [];
-    for (const path of own) {
+    for (let p = 0; p < own.length; p++) {
+      const path = own[p] as string;
       const texts = translations.paths.get(path);
-      if (texts) textBlock(writer, lang, path, texts, i2, out);
+      if (texts) writeText(out, refs, lang, path, texts, i2, valueIndent);
     }
     if (own.length < translations.paths.size) {
       for (const [path, texts] of translations.paths) {
-        let has = false;
-        for (const l of texts.languages) if (l.lang === lang) has = true;
-        if (!has) textBlock(writer, lang, path, texts, i2, out);
+        if (!hasLanguage(texts, lang)) writeText(out, refs, lang, path, texts, i2, valueIndent);
       }
     }
-    out.push(i1, '</translation>\n');
+    out.add(`${i1}</translation>\n`);
   }
-  out.push(indent, '</itext>\n');
-  return { block: out.join('') };
+  out.add(`${indent}</itext>\n`);
 }

@@ -124,7 +124,11 @@ export class References {
   /** Label/hint text with ${name} and instance(...) expressions turned into <output/> elements; undefined when unchanged. */
   insertOutputs(text: string, context: Element | undefined): string | undefined {
     if (text === '-') return undefined;
-    const original = escapeText(text);
+    return this.insertOutputsEscaped(escapeText(text), context);
+  }
+
+  /** insertOutputs() of text already escaped for XML. */
+  insertOutputsEscaped(original: string, context: Element | undefined): string | undefined {
     let value = this.replaceInstanceExpressions(original, context);
     if (value.length > 2 && value.includes('${')) {
       const whole = value;

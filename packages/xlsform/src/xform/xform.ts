@@ -4,9 +4,10 @@ import type { JsonObject } from '../types.ts';
 import type { SurveyTree } from '../survey/tree.ts';
 import { BodyWriter } from './body.ts';
 import { secondaryInstances, primaryInstance } from './instances.ts';
-import { collectTranslations, itextElement, type Translations } from './itext.ts';
+import { collectTranslations, writeItext, type Translations } from './itext.ts';
+import { XmlOut } from './out.ts';
 import { References } from './references.ts';
-import { el, serialize, setAttr, type XmlElement } from './xml.ts';
+import { el, openTagLine, setAttr, writeElement, type XmlElement } from './xml.ts';
 
 const NAMESPACES: ReadonlyArray<[string, string]> = [
   ['xmlns', 'http://www.w3.org/2002/xforms'],
@@ -44,9 +45,18 @@ export function writeXForm(tree: SurveyTree, survey: JsonObject): XFormResult {
   const entityVersion = text(survey['entity_version']);
   const translations = collectTranslations(tree, defaultLanguage);
   const body = new BodyWriter(tree, refs);
+  const out = new XmlOut();
+  const html: XmlElement = { tag: 'h:html', attrs: namespaceAttrs(survey, entityVersion), children: [] };
+  out.add('<?xml version="1.0"?>\n');
+  out.add(openTagLine('', html));
+  out.add('  <h:head>\n');
+  writeElement(el('h:title', {}, [{ text: text(survey['title']) ?? '' }]), '    ', out);
 
+  // The model's parts are written as they are made, in the order they always were made (the
+  // first error found stays the one reported).
   const model = el('model', { 'odk:xforms-version': '1.0.0' });
   if (entityVersion) setAttr(model, 'entities:entities-version', entityVersion);
+  out.add(openTagLine('    ', model));
   const submissionUrl = text(survey['submission_url']);
   const publicKey = text(survey['public_key']);
   const autoSend = text(survey['auto_send']);
@@ -62,19 +72,23 @@ export function writeXForm(tree: SurveyTree, survey: JsonObject): XFormResult {
     if (autoSend) setAttr(submission, 'orx:auto-send', autoSend);
     if (autoDelete) setAttr(submission, 'orx:auto-delete', autoDelete);
     if (clientEditable) setAttr(submission, 'odk:client-editable', 'true');
-    model.children.push(submission);
+    writeElement(submission, '      ', out);
   }
-  if (translations.languages.length > 0) model.children.push(itextElement(translations, defaultLanguage, refs, '      '));
-  model.children.push(el('instance', {}, [primaryInstance(tree, refs, survey)]));
-  model.children.push(...secondaryInstances(tree));
-  model.children.push(body.modelBindings('      '));
+  if (translations.languages.length > 0) writeItext(translations, defaultLanguage, refs, '      ', out);
+  writeElement(el('instance', {}, [primaryInstance(tree, refs, survey)]), '      ', out);
+  for (const instance of secondaryInstances(tree)) {
+    if ('tag' in instance) writeElement(instance, '      ', out);
+    else if ('block' in instance) instance.block(out);
+  }
+  body.writeModelBindings('      ', out);
+  out.add('    </model>\n  </h:head>\n');
 
-  const head = el('h:head', {}, [el('h:title', {}, [{ text: text(survey['title']) ?? '' }]), model]);
   const bodyNode: XmlElement = el('h:body', {}, body.children(tree.root));
   const style = text(survey['style']);
   if (style) setAttr(bodyNode, 'class', style);
-  const html: XmlElement = { tag: 'h:html', attrs: namespaceAttrs(survey, entityVersion), children: [head, bodyNode] };
-  return { xml: serialize(html), translations };
+  writeElement(bodyNode, '  ', out);
+  out.add('</h:html>\n');
+  return { xml: out.text(), translations };
 }
 
 export { isObject };

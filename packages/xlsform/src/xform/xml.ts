@@ -1,5 +1,6 @@
 // A minimal element tree and an indenting serializer that lays XML out as
 // pyxform does (two-space indents; text content kept on the element's line).
+import type { XmlOut } from './out.ts';
 
 export interface XmlElement {
   tag: string;
@@ -9,9 +10,9 @@ export interface XmlElement {
 
 /**
  * `raw` holds already-escaped markup (text with <output/> elements); `block`
- * holds whole pre-rendered, indented lines (used for the big repetitive parts).
+ * writes whole indented lines itself (the big repetitive parts).
  */
-export type XmlChild = XmlElement | { text: string } | { raw: string } | { block: string };
+export type XmlChild = XmlElement | { text: string } | { raw: string } | { block: (out: XmlOut) => void };
 
 export function el(tag: string, attrs: Record<string, string | undefined> = {}, children: XmlChild[] = []): XmlElement {
   const list: Array<[string, string]> = [];
@@ -23,9 +24,15 @@ export function el(tag: string, attrs: Record<string, string | undefined> = {}, 
 }
 
 export function setAttr(element: XmlElement, name: string, value: string): void {
-  const existing = element.attrs.find((a) => a[0] === name);
-  if (existing) existing[1] = value;
-  else element.attrs.push([name, value]);
+  const list = element.attrs;
+  for (let i = 0; i < list.length; i++) {
+    const existing = list[i] as [string, string];
+    if (existing[0] === name) {
+      existing[1] = value;
+      return;
+    }
+  }
+  list.push([name, value]);
 }
 
 const TEXT_SPECIAL = /[&<>]/;
@@ -62,8 +69,14 @@ function rawNodeCount(raw: string): { count: number; startsWithText: boolean } {
 }
 
 function attrs(element: XmlElement): string {
+  // Indexed, not `for…of` with destructuring: this runs for every element, in code that is
+  // never optimised (the command runs without TurboFan), where each of those allocates.
+  const list = element.attrs;
   let out = '';
-  for (const [k, v] of element.attrs) out += ` ${k}="${escapeAttr(v)}"`;
+  for (let i = 0; i < list.length; i++) {
+    const attr = list[i] as [string, string];
+    out += ` ${attr[0]}="${escapeAttr(attr[1])}"`;
+  }
   return out;
 }
 
@@ -105,42 +118,48 @@ function mixedShape(children: XmlChild[]): { nodes: number; firstIsText: boolean
   return { nodes, firstIsText };
 }
 
-function write(element: XmlElement, indent: string): string {
+/** Writes an element and its children, indented. */
+export function writeElement(element: XmlElement, indent: string, out: XmlOut): void {
   const children = element.children;
   const open = `${indent}<${element.tag}${attrs(element)}`;
-  if (children.length === 0) return `${open}/>\n`;
+  if (children.length === 0) {
+    out.add(`${open}/>\n`);
+    return;
+  }
   let mixed = false;
-  for (const c of children) {
-    if ('text' in c || 'raw' in c) {
-      mixed = true;
-      break;
-    }
+  for (let i = 0; i < children.length && !mixed; i++) {
+    const c = children[i] as XmlChild;
+    mixed = 'text' in c || 'raw' in c;
   }
   if (mixed) {
     // Text content stays on the element's line, as pyxform writes it.
     const { nodes, firstIsText } = mixedShape(children);
-    let out = `${open}>${nodes > 1 && firstIsText ? ' ' : ''}`;
-    for (const child of children) {
-      if (isElement(child)) out += inline(child);
-      else if ('text' in child) out += escapeText(child.text);
-      else if ('raw' in child) out += child.raw;
+    let line = `${open}>${nodes > 1 && firstIsText ? ' ' : ''}`;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i] as XmlChild;
+      if (isElement(child)) line += inline(child);
+      else if ('text' in child) line += escapeText(child.text);
+      else if ('raw' in child) line += child.raw;
     }
-    return `${out}${nodes > 1 ? ' ' : ''}</${element.tag}>\n`;
+    out.add(`${line}${nodes > 1 ? ' ' : ''}</${element.tag}>\n`);
+    return;
   }
   const inner = `${indent}  `;
-  let out = `${open}>\n`;
-  for (const child of children) {
-    if (isElement(child)) out += write(child, inner);
-    else if ('block' in child) out += child.block;
+  out.add(`${open}>\n`);
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i] as XmlChild;
+    if (isElement(child)) writeElement(child, inner, out);
+    else if ('block' in child) child.block(out);
   }
-  return `${out}${indent}</${element.tag}>\n`;
+  out.add(`${indent}</${element.tag}>\n`);
+}
+
+/** The opening tag of an element whose children are written after it, on lines of their own. */
+export function openTagLine(indent: string, element: XmlElement): string {
+  return `${indent}<${element.tag}${attrs(element)}>\n`;
 }
 
 /** An element without children as one line of text. */
 export function emptyElementLine(indent: string, element: XmlElement): string {
   return `${indent}<${element.tag}${attrs(element)}/>\n`;
-}
-
-export function serialize(root: XmlElement): string {
-  return `<?xml version="1.0"?>\n${write(root, '')}`;
 }
