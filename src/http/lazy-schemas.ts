@@ -21,17 +21,23 @@ export interface LazySchemas {
   compileAll(): number;
 }
 
-/** A validator that compiles its schema when first used, and behaves as Ajv's function after. */
-function lazyValidator(compile: () => Validator, pending: Set<() => unknown>): Validator {
-  let compiled: Validator | undefined;
-  const get = (): Validator => {
-    if (!compiled) {
+/** `compile`'s result, made on the first call and kept; listed in `pending` until then. */
+function onFirstUse<F>(compile: () => F, pending: Set<() => unknown>): () => F {
+  let compiled: F | undefined;
+  const get = (): F => {
+    if (compiled === undefined) {
       compiled = compile();
       pending.delete(get);
     }
     return compiled;
   };
   pending.add(get);
+  return get;
+}
+
+/** A validator that compiles its schema when first used, and behaves as Ajv's function after. */
+function lazyValidator(compile: () => Validator, pending: Set<() => unknown>): Validator {
+  const get = onFirstUse(compile, pending);
   const validate = ((data: unknown, context?: unknown) => {
     const inner = get() as (data: unknown, context?: unknown) => ReturnType<Validator>;
     const result = inner(data, context);
@@ -45,15 +51,7 @@ function lazyValidator(compile: () => Validator, pending: Set<() => unknown>): V
 }
 
 function lazySerializer(compile: () => Serializer, pending: Set<() => unknown>): Serializer {
-  let compiled: Serializer | undefined;
-  const get = (): Serializer => {
-    if (!compiled) {
-      compiled = compile();
-      pending.delete(get);
-    }
-    return compiled;
-  };
-  pending.add(get);
+  const get = onFirstUse(compile, pending);
   return (data: unknown) => get()(data);
 }
 
