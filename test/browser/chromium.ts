@@ -1,8 +1,6 @@
 // Headless Chromium (Debian's `chromium`) for the browser tests, driven by playwright-core.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 // Without these the network-less machine floods with refused connections (updates, sync, QUIC).
@@ -37,18 +35,28 @@ export interface BrowseOptions {
   readonly locale?: string;
 }
 
-/** A fresh browser profile with one page, recording script errors and requests that leave `origin`. */
+/**
+ * One Chromium per test process, started at the first browse(): each test gets a context of its
+ * own (storage, cookies, service workers, drafts: nothing carries over from another test), which
+ * costs a fraction of a browser's start. The file's `after` hook calls closeBrowser().
+ */
+let shared: Promise<Browser> | undefined;
+
+export async function closeBrowser(): Promise<void> {
+  const browser = shared;
+  shared = undefined;
+  await (await browser?.catch(() => undefined))?.close();
+}
+
+/** A fresh browser context with one page, recording script errors and requests that leave `origin`. */
 export async function browse(origin: string, options: BrowseOptions = {}): Promise<Browsing> {
-  const profile = mkdtempSync(join(tmpdir(), 'gather-chromium-'));
-  const viewport = options.viewport ?? { width: 1280, height: 800 };
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport,
+  shared ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const browser = await shared;
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
     ...(options.locale ? { locale: options.locale } : {}),
   });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   const errors: string[] = [];
   const outside: string[] = [];
@@ -69,9 +77,6 @@ export async function browse(origin: string, options: BrowseOptions = {}): Promi
     page,
     errors,
     outside,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
+    close: () => context.close(),
   };
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { browse, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
+import { browse, closeBrowser, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
 import { createUser, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { csvForm } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
@@ -45,6 +45,7 @@ after(async () => {
   if (skip) return;
   rmSync(files, { recursive: true, force: true });
   await workers.stop();
+  await closeBrowser();
   await server.close();
 });
 

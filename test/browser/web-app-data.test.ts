@@ -15,7 +15,7 @@ import { createUser, postSubmission, publishForm, startTestServer, type TestServ
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdXml } from '../fixtures/submissions.ts';
 import { ensureWebBuild } from '../web-build.ts';
-import { browse, skipWithoutChromium as skip } from './chromium.ts';
+import { browse, closeBrowser, skipWithoutChromium as skip } from './chromium.ts';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
@@ -77,6 +77,7 @@ before(async () => {
 
 after(async () => {
   if (skip) return;
+  await closeBrowser();
   await server.close();
 });
 

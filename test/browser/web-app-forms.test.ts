@@ -16,7 +16,7 @@ import type { Page } from 'playwright-core';
 import { createUser, postSubmission, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
 import { csvForm } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
-import { browse, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
+import { browse, closeBrowser, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 const CORPUS_FORM = '/work/shared/xlsform-corpus/forms/pyxform__tests__example_xls__pull_data.xlsx';
@@ -42,6 +42,7 @@ before(async () => {
 after(async () => {
   if (skip) return;
   rmSync(files, { recursive: true, force: true });
+  await closeBrowser();
   await server.close();
 });
 

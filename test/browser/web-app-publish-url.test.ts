@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createUser, startTestServer, type TestServer } from '../helpers.ts';
 import { csvForm } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
-import { browse, skipWithoutChromium as skip } from './chromium.ts';
+import { browse, closeBrowser, skipWithoutChromium as skip } from './chromium.ts';
 
 let server: TestServer;
 let gather: string;
@@ -35,6 +35,7 @@ before(async () => {
 after(async () => {
   if (skip) return;
   await new Promise((resolve) => host.close(resolve));
+  await closeBrowser();
   await server.close();
 });
 

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { createUser, multipart, publishForm, startTestServer, type MultipartFile, type TestServer, type TestUser } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { ensureWebBuild } from '../web-build.ts';
-import { browse, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
+import { browse, closeBrowser, chromiumMissing, CHROMIUM, skipWithoutChromium as skip } from './chromium.ts';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
 
@@ -59,6 +59,7 @@ before(async () => {
 after(async () => {
   if (skip) return;
   rmSync(files, { recursive: true, force: true });
+  await closeBrowser();
   await server.close();
 });
 
