@@ -100,11 +100,7 @@ function metaValues(row: repo.ExportRecordRow, users: Usernames, times: IsoSecon
   into[10] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
 }
 
-/** The stored record with the meta keys its row's columns hold. */
-function exportRecord(row: repo.ExportRecordRow, meta: readonly unknown[], ownKeysOnly: boolean): ExportRecord {
-  return recordOf(row.json_text, meta, ownKeysOnly);
-}
-
+/** The stored record (its text) with the meta keys its row's columns hold. */
 function recordOf(text: string, meta: readonly unknown[], ownKeysOnly: boolean): ExportRecord {
   const record = JSON.parse(text) as Record<string, unknown>;
   if (ownKeysOnly) withoutPrototypes(record);
@@ -125,7 +121,7 @@ export interface RecordPage {
    * The page's records as their stored text's UTF-8 bytes and their meta values (ROW_META_KEYS'
    * order), one at a time in one object that the next record reuses; instead of reading `records`.
    */
-  storedRecords?(): Iterable<StoredRecord>;
+  storedRecords(): Iterable<StoredRecord>;
 }
 
 /** A StoredRecord as PageReader fills it. */
@@ -182,25 +178,16 @@ export class PageReader {
         if (row === undefined) continue;
         rows[i] = undefined as unknown as repo.ExportRecordRow;
         metaValues(row, users, times, meta);
-        yield exportRecord(row, meta, ownKeysOnly);
+        yield recordOf(row.json_text, meta, ownKeysOnly);
       }
       rows.length = 0;
     })();
-    const rawLines = (raw: RawCsvWriter): Uint8Array[] => {
-      for (let i = 0; i < rows.length; i += 1) {
-        const row = rows[i];
-        if (row === undefined) continue;
-        rows[i] = undefined as unknown as repo.ExportRecordRow;
-        metaValues(row, users, times, meta);
-        const text = row.json_text;
-        if (text.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(text.length * 3);
-        raw.line(this.scratch, 0, this.scratch.write(text, 0), meta);
-      }
-      rows.length = 0;
-      return raw.take();
-    };
     const stored: StoredText = { src: this.scratch, start: 0, end: 0, meta, text: '', parsed: () => recordOf(stored.text, meta, ownKeysOnly) };
     const storedRecords = (): Generator<StoredRecord> => this.storedOf(rows, stored);
+    const rawLines = (raw: RawCsvWriter): Uint8Array[] => {
+      for (const record of storedRecords()) raw.line(record.src, record.start, record.end, record.meta);
+      return raw.take();
+    };
     return { count, records, rawLines, storedRecords };
   }
 

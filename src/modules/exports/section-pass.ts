@@ -1,8 +1,10 @@
 // One pass over an export's records for every section at once (xlsx sheets, csvzip and savzip
 // files): each page of records becomes a batch holding the rows each section gets from it, so
 // a record is read and parsed once however many repeats the form has.
+import { RawSections } from '../../lib/writers/layout/raw-sections.ts';
 import type { SectionedLayout } from '../../lib/writers/layout/sections.ts';
 import type { Cell, ExportRecord } from '../../lib/writers/layout/types.ts';
+import { ROW_META_KEYS, type RecordPage } from './record-rows.ts';
 import type { ExportSource } from './source.ts';
 
 /**
@@ -25,4 +27,32 @@ export async function* sectionBatches<Row>(
     }
   }
   for await (const page of source.serialPages()) yield steps(page.records);
+}
+
+/**
+ * The reader of the layout's rows from the stored records' bytes (raw-sections.ts), planned for
+ * the most items each repeat has; undefined when the layout needs the records parsed.
+ */
+export async function storedSections(source: ExportSource, layout: SectionedLayout): Promise<RawSections | undefined> {
+  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
+  return RawSections.plan(layout, (path) => shape?.largest(path) ?? 0, ROW_META_KEYS);
+}
+
+/**
+ * As sectionBatches, a step per record in one group per page, from the records' stored bytes:
+ * `read()` gives the step of a record `raw` has just read, `parsed(record)` that of one it
+ * refused (more repeat items than planned), parsed whole.
+ */
+export async function* storedBatches<Step>(
+  source: ExportSource,
+  raw: RawSections,
+  read: () => Step,
+  parsed: (record: ExportRecord) => Step,
+): AsyncGenerator<Iterable<Step>, void, undefined> {
+  function* steps(page: RecordPage): Generator<Step> {
+    for (const record of page.storedRecords()) {
+      yield raw.read(record.src, record.start, record.end, record.meta) ? read() : parsed(record.parsed());
+    }
+  }
+  for await (const page of source.serialPages()) yield steps(page);
 }

@@ -7,12 +7,11 @@ import type { Cell } from '../../lib/writers/layout/types.ts';
 import { xlsxOnePassChunks, XLSX_LIMITS } from '../../lib/writers/xlsx/index.ts';
 import { xlsOnePassChunks, XLS_LIMITS, type SpoolFactory } from '../../lib/writers/xls/index.ts';
 import { errors } from '../../errors.ts';
-import { RawSections } from '../../lib/writers/layout/raw-sections.ts';
+import type { RawSections } from '../../lib/writers/layout/raw-sections.ts';
 import type { RowBatch } from '../../lib/writers/xlsx/index.ts';
 import type { SheetBytes } from '../../lib/writers/xlsx/sheet-bytes.ts';
 import type { WrittenRows } from '../../lib/writers/xlsx/sheet-writer.ts';
-import { sectionBatches } from './section-pass.ts';
-import { ROW_META_KEYS, type RecordPage } from './record-rows.ts';
+import { sectionBatches, storedBatches, storedSections } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
 
 async function sheetLayout(source: ExportSource, maxColumns: number, format: string): Promise<SectionedLayout> {
@@ -54,28 +53,17 @@ class StoredRows implements WrittenRows {
 async function* storedWorkbookBatches(source: ExportSource, layout: SectionedLayout, raw: RawSections): AsyncGenerator<Iterable<RowBatch>> {
   yield [layout.sections.map((section) => section.headerRows)];
   const sheets = layout.sections.map((_, i) => new StoredRows(raw, i));
-  function* steps(page: RecordPage): Generator<RowBatch> {
-    if (!page.storedRecords) {
-      for (const record of page.records) yield raw.rowsOf(record);
-      return;
-    }
-    for (const record of page.storedRecords()) {
-      if (!raw.read(record.src, record.start, record.end, record.meta)) {
-        yield raw.rowsOf(record.parsed());
-        continue;
-      }
-      for (let i = 0; i < sheets.length; i++) (sheets[i] as StoredRows).count = raw.rowCount(i);
-      yield sheets;
-    }
-  }
-  for await (const page of source.serialPages()) yield steps(page);
+  const read = (): RowBatch => {
+    for (let i = 0; i < sheets.length; i++) (sheets[i] as StoredRows).count = raw.rowCount(i);
+    return sheets;
+  };
+  yield* storedBatches<RowBatch>(source, raw, read, (record) => raw.rowsOf(record));
 }
 
 export async function xlsxExport(source: ExportSource, now: Date, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
   const layout = await sheetLayout(source, XLSX_LIMITS.maxColumns, 'xlsx');
   const sheets = layout.sections.map((section) => ({ name: section.sheetName, repeatRows: section.headerRows.length }));
-  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
-  const raw = RawSections.plan(layout, (path) => shape?.largest(path) ?? 0, ROW_META_KEYS);
+  const raw = await storedSections(source, layout);
   const batches = raw ? storedWorkbookBatches(source, layout, raw) : workbookBatches(source, layout);
   return xlsxOnePassChunks(sheets, batches, { date: now, createSpool: spools });
 }

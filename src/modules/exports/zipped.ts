@@ -5,13 +5,12 @@
 import { csvRowEncoder } from '../../lib/writers/csv/writer.ts';
 import { planSections, sectionCellText, type SectionedLayout, type SectionLayout } from '../../lib/writers/layout/sections.ts';
 import { savCell, savSection } from '../../lib/writers/layout/sav-columns.ts';
-import { RawSections, type RawRowOut } from '../../lib/writers/layout/raw-sections.ts';
+import type { RawRowOut, RawSections } from '../../lib/writers/layout/raw-sections.ts';
 import { savRowEncoder, type SavCaseOut, type SavRow, type SavWrittenRow } from '../../lib/writers/sav/index.ts';
 import type { SpoolFactory } from '../../lib/writers/spool.ts';
 import type { Cell, ExportRecord } from '../../lib/writers/layout/types.ts';
 import { zipOnePassChunks } from '../../lib/writers/zip/one-pass.ts';
-import { ROW_META_KEYS, type RecordPage } from './record-rows.ts';
-import { sectionBatches } from './section-pass.ts';
+import { sectionBatches, storedBatches, storedSections } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
 
 /** Deflate level of csvzip: level 1 made the files far larger (bench/RESULTS.md). */
@@ -74,7 +73,7 @@ class StoredSavRow implements SavWrittenRow {
  * The .sav files' rows from one pass over the records' stored bytes (raw-sections.ts): no record
  * is parsed but those whose repeats outgrew the plan.
  */
-async function* storedSavBatches(
+function storedSavBatches(
   source: ExportSource,
   layout: SectionedLayout,
   raw: RawSections,
@@ -84,32 +83,23 @@ async function* storedSavBatches(
   /** Per section, a row object per index, and the list of this record's. */
   const made: StoredSavRow[][] = layout.sections.map(() => []);
   const lists: StoredSavRow[][] = layout.sections.map(() => []);
-  const parsedRows = (record: ExportRecord): SavRow[][] => raw.rowsOf(record).map((rows, i) => {
-    const map = rowOf[i];
-    return map ? rows.map(map) : [];
-  });
-  function* steps(page: RecordPage): Generator<Array<ReadonlyArray<SavRow | SavWrittenRow>>> {
-    if (!page.storedRecords) {
-      for (const record of page.records) yield parsedRows(record);
-      return;
+  const read = (): StoredSavRow[][] => {
+    for (let i = 0; i < lists.length; i++) {
+      const count = raw.rowCount(i);
+      const mine = made[i] as StoredSavRow[];
+      const list = lists[i] as StoredSavRow[];
+      while (mine.length < count) mine.push(new StoredSavRow(raw, i, mine.length, cells));
+      list.length = count;
+      for (let k = 0; k < count; k++) list[k] = mine[k] as StoredSavRow;
     }
-    for (const record of page.storedRecords()) {
-      if (!raw.read(record.src, record.start, record.end, record.meta)) {
-        yield parsedRows(record.parsed());
-        continue;
-      }
-      for (let i = 0; i < lists.length; i++) {
-        const count = raw.rowCount(i);
-        const mine = made[i] as StoredSavRow[];
-        const list = lists[i] as StoredSavRow[];
-        while (mine.length < count) mine.push(new StoredSavRow(raw, i, mine.length, cells));
-        list.length = count;
-        for (let k = 0; k < count; k++) list[k] = mine[k] as StoredSavRow;
-      }
-      yield lists;
-    }
-  }
-  for await (const page of source.serialPages()) yield steps(page);
+    return lists;
+  };
+  const parsed = (record: ExportRecord): SavRow[][] =>
+    raw.rowsOf(record).map((rows, i) => {
+      const map = rowOf[i];
+      return map ? rows.map(map) : [];
+    });
+  return storedBatches<Array<ReadonlyArray<SavRow | SavWrittenRow>>>(source, raw, read, parsed);
 }
 
 export async function savZip(source: ExportSource, now: Date, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
@@ -124,8 +114,7 @@ export async function savZip(source: ExportSource, now: Date, spools: SpoolFacto
     encoder: savRowEncoder(savs[i]?.variables ?? [], { fileLabel: 'File exported by Ona', now }),
   }));
   const rowOf = savs.map((sav) => sav.row);
-  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
-  const raw = RawSections.plan(layout, (path) => shape?.largest(path) ?? 0, ROW_META_KEYS);
+  const raw = await storedSections(source, layout);
   const batches = raw ? storedSavBatches(source, layout, raw, rowOf) : sectionBatches(source, layout, rowOf);
   return zipOnePassChunks<SavRow | SavWrittenRow>(files, batches, { level: SAV_ZIP_LEVEL, date: now, createSpool: spools });
 }

@@ -272,6 +272,11 @@ export class RawRecordReader {
     this.given[slot] = value;
   }
 
+  /** Whether the slot holds an array (its items read or not) after the last pass. */
+  holdsArray(slot: number): boolean {
+    return this.kindOf[slot] === OTHER && this.src[this.startOf[slot] as number] === OPEN_BRACKET;
+  }
+
   /** A slot's value as JSON.parse would have made it (undefined when missing). */
   value(slot: number): unknown {
     const kind = this.kindOf[slot];

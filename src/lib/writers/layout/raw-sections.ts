@@ -7,7 +7,7 @@
 // A repeat's items are read into containers planned per index, up to the largest count the
 // records hold (the repeat counts' aggregate); a record with more items than planned, or with
 // an item that is not an object, is parsed whole instead (rowsOf), its rows numbered on.
-import { NOT_ITEMS, NUMBER, OTHER, RawRecordReader, TEXT, type RawStep } from '../csv/raw-json.ts';
+import { NOT_ITEMS, NUMBER, RawRecordReader, TEXT, type RawStep } from '../csv/raw-json.ts';
 import type { RowCounters, SectionedLayout, SectionRowBuilder } from './sections.ts';
 import type { Cell, ExportRecord } from './types.ts';
 
@@ -32,7 +32,6 @@ const PARENT_NAME = 6;
 const MINUS = 45;
 const ZERO = 48;
 const NINE = 57;
-const OPEN_BRACKET = 91;
 
 /** A row's container: the slot of each column's value in it (-1 for columns that read none). */
 interface Leaf {
@@ -221,7 +220,7 @@ export class RawSections {
     const count = reader.countOf[branch.array] as number;
     if (count === NOT_ITEMS) {
       // No rows unless the value is an array whose items were not all read.
-      return !(reader.kindOf[branch.array] === OTHER && this.src[reader.startOf[branch.array] as number] === OPEN_BRACKET);
+      return !reader.holdsArray(branch.array);
     }
     const levels = section.counters.levels;
     for (let i = 0; i < count; i++) {
