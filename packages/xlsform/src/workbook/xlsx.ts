@@ -162,6 +162,11 @@ function cellValue(attrs: string, inner: string, strings: string[], dates: boole
   // ISO 8601 date cells (strict OOXML) print as Python prints a datetime.
   if (type === 'd') return raw.replace('T', ' ').replace(/(\.0+)?Z?$/, '');
   if (type === 'b') return raw === '1' || raw === 'true';
+  return numberCell(attrs, raw, dates);
+}
+
+/** A number cell's value: a date when its style is one of the workbook's date formats. */
+function numberCell(attrs: string, raw: string, dates: boolean[]): RawCell {
   const style = attrValue(attrs, ' s="');
   const n = Number(raw);
   return style !== undefined && dates[Number(style)] === true ? { date: n } : n;
@@ -183,12 +188,7 @@ function plainCellValue(data: string, type: string, attrs: string, from: number,
   if (end < 0 || end + 4 !== to) return undefined;
   const raw = data.slice(from + 3, end);
   if (type === 's') return strings[Number(raw)] ?? '';
-  if (type === 'n') {
-    const style = attrValue(attrs, ' s="');
-    const n = Number(raw);
-    return style !== undefined && dates[Number(style)] === true ? { date: n } : n;
-  }
-  return undefined;
+  return type === 'n' ? numberCell(attrs, raw, dates) : undefined;
 }
 
 /**
@@ -217,17 +217,10 @@ function worksheetGridByReference(data: string, strings: string[], dates: boolea
     const type = attrValue(attrs, ' t="') ?? 'n';
     const value = plainCellValue(data, type, attrs, tagEnd + 1, close, strings, dates) ?? cellValue(attrs, data.slice(tagEnd + 1, close), strings, dates);
     if (value === undefined) continue;
-    // The column from the leading capitals, the row from what follows the letters.
-    let col = 0;
     let split = 0;
-    for (; split < ref.length; split++) {
-      const c = ref.charCodeAt(split);
-      if (c < 65 || c > 90) break;
-      col = col * 26 + (c - 64);
-    }
-    col--;
     while (split < ref.length && ref.charCodeAt(split) >= 65) split++;
     const row = Number(ref.slice(split)) - 1;
+    const col = columnIndex(ref);
     if (!(row >= 0)) return undefined;
     const cells = (grid[row] ??= []);
     cells[col] = value;
