@@ -19,15 +19,11 @@ let existsSync;
  * be written (a read-only install).
  */
 function bundle() {
-  // A cluster's HTTP processes (WEB_PROCESSES) run this file again: they load the primary's bundle.
+  // A bundle built already for this run: a cluster's HTTP processes (WEB_PROCESSES) run this file
+  // again and load the primary's; the test runner builds one for all the servers its tests start
+  // (scripts/test-files.mjs).
   const built = process.env.GATHER_BUNDLE;
-  if (cluster.isWorker && built && existsSync(built)) return built;
-  // The test runner builds it once for all the servers its tests start (scripts/run-tests.mjs).
-  const shared = process.env.GATHER_TEST_BUNDLE;
-  if (shared && existsSync(shared)) {
-    process.env.GATHER_BUNDLE = shared;
-    return shared;
-  }
+  if (built && existsSync(built)) return built;
   const result = spawnSync(process.execPath, [join(root, 'bin/bundle.js')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   if (result.status === 3) return undefined;
   if (result.status !== 0 || !result.stdout) throw new Error(`building the server bundle failed (${result.error?.message ?? `exit code ${result.status}`})`);

@@ -32,7 +32,7 @@ if (selected.length === 0) {
 
 const env = { ...process.env, NODE_ENV: 'test' };
 // The files that start server processes all run on their own; the bundle builds beside the template.
-const bundling = selected.some(needsOwnProcess) && !env.GATHER_TEST_BUNDLE ? buildServerBundle(env) : Promise.resolve({});
+const bundling = selected.some(needsOwnProcess) && !env.GATHER_BUNDLE ? buildServerBundle(env) : Promise.resolve({});
 let template;
 if (selected.length > 1 && process.env.TEST_TEMPLATE !== '0') {
   const started = Date.now();

@@ -28,7 +28,7 @@ if (selected.length === 0) {
 }
 
 const env = { ...process.env, NODE_ENV: 'test' };
-const bundling = env.GATHER_TEST_BUNDLE ? Promise.resolve({}) : buildServerBundle(env);
+const bundling = env.GATHER_BUNDLE ? Promise.resolve({}) : buildServerBundle(env);
 const template = buildTemplate(env, 'gather-test-alone-');
 if (!template) {
   console.error('test-alone: building the migrated template database failed');

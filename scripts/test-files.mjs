@@ -68,6 +68,6 @@ export function buildServerBundle(env) {
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.once('error', () => resolve({}));
-    child.once('close', (code) => resolve(code === 0 && out ? { GATHER_TEST_BUNDLE: out } : {}));
+    child.once('close', (code) => resolve(code === 0 && out ? { GATHER_BUNDLE: out } : {}));
   });
 }
