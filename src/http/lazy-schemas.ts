@@ -1,7 +1,7 @@
 // Route schemas compiled on a route's first request instead of when the route is registered.
 // Fastify compiles every route's validators (Ajv) and response serializers (fast-json-stringify)
-// at start; a small server answers a few dozen of its ~300 routes in a day, and the generated
-// functions of the rest would stay in the heap for nothing. The price: a broken schema shows at
+// at start; a small server is asked for few of its routes, and the generated functions of the
+// rest would stay in the heap for nothing. The price: a broken schema shows at
 // the route's first request, not at start, so a test compiles every route's schemas
 // (compileAllSchemas, used by test/api/route-schemas.test.ts).
 import type { FastifyInstance, FastifySchemaCompiler, FastifySerializerCompiler, FastifyServerOptions } from 'fastify';
@@ -39,9 +39,9 @@ function onFirstUse<F>(compile: () => F, pending: Set<() => unknown>): () => F {
 function lazyValidator(compile: () => Validator, pending: Set<() => unknown>): Validator {
   const get = onFirstUse(compile, pending);
   const validate = ((data: unknown, context?: unknown) => {
-    const inner = get() as (data: unknown, context?: unknown) => ReturnType<Validator>;
-    const result = inner(data, context);
-    validate.errors = get().errors ?? null;
+    const inner = get();
+    const result = (inner as (data: unknown, context?: unknown) => ReturnType<Validator>)(data, context);
+    validate.errors = inner.errors ?? null;
     return result;
   }) as Validator;
   // Fastify gives Ajv's functions the request as the parent of the value (so that a coerced
