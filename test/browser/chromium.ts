@@ -43,9 +43,11 @@ export interface BrowseOptions {
 let shared: Promise<Browser> | undefined;
 
 export async function closeBrowser(): Promise<void> {
-  const browser = shared;
+  const launching = shared;
   shared = undefined;
-  await (await browser?.catch(() => undefined))?.close();
+  // A launch that failed has failed its tests already; there is nothing to close.
+  const browser = await launching?.catch(() => undefined);
+  await browser?.close();
 }
 
 /** A fresh browser context with one page, recording script errors and requests that leave `origin`. */
