@@ -33,6 +33,9 @@ export interface StatementResult {
 
 const { serialize } = protocol;
 
+/** PostgreSQL's type OID of bytea. */
+const BYTEA_OID = 17;
+
 /** Statement names are unique in the process, so two sets on one session never collide. */
 let statementCounter = 0;
 
@@ -169,8 +172,12 @@ export class PreparedStatements {
     this.#toClose.push(statement.name);
   }
 
-  #serialize(value: unknown, typeId: number | undefined): string | null {
+  #serialize(value: unknown, typeId: number | undefined): string | Uint8Array | null {
     if (value === null || value === undefined) return null;
+    // A bytea's bytes go as they are, in the binary format: PGlite writes a text parameter by
+    // measuring its UTF-8 length char by char in JavaScript (twice), which made storing a photo
+    // as hex cost about 0.1 CPU-s per MB.
+    if (typeId === BYTEA_OID && value instanceof Uint8Array) return value;
     const serializer = typeId === undefined ? undefined : this.pg.serializers[typeId];
     if (serializer) return serializer(value);
     return typeof value === 'string' ? value : String(value);
