@@ -11,11 +11,14 @@
 // Record keys keep the element names as written (prefix included, as
 // onadata's); the form is looked up by local names.
 //
-// Untrusted input: saxes expands no entities; any DOCTYPE is refused outright.
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+// Untrusted input: saxes expands no entities; any DOCTYPE is refused outright. The common
+// document is read by plain-xml.ts instead, which gives up on anything but plain XML (DOCTYPE
+// included) and leaves it, errors and all, to saxes.
+import { SaxesParser } from 'saxes';
 import type { FormModel, FormNode } from './form-model/model.ts';
 import { repeatCountsOf } from './writers/layout/repeat-counts.ts';
 import { ownValue } from '../platform/lookup.ts';
+import { readPlainXml, type PlainXmlHandler } from './plain-xml.ts';
 
 export type RecordValue = string | number | SubmissionRecord[];
 export interface SubmissionRecord {
@@ -174,7 +177,7 @@ function takeSubtree(container: SubmissionRecord, path: string): SubmissionRecor
   return taken;
 }
 
-class InstanceBuilder {
+class InstanceBuilder implements PlainXmlHandler {
   readonly record: SubmissionRecord = {};
   private readonly stack: Frame[] = [];
   rootName = '';
@@ -191,10 +194,9 @@ class InstanceBuilder {
 
   constructor(private readonly model: FormModel) {}
 
-  open(tag: SaxesTagPlain): void {
+  open(name: string, attributes: Record<string, string>): void {
     const depth = this.stack.length;
-    const name = tag.name;
-    if (depth === 0) return this.openRoot(tag);
+    if (depth === 0) return this.openRoot(name, attributes);
     if (depth >= MAX_DEPTH) throw new XmlSyntaxError(`elements nested deeper than ${MAX_DEPTH}`);
     const parent = this.stack[depth - 1] as Frame;
     parent.childCount++;
@@ -218,12 +220,12 @@ class InstanceBuilder {
     });
   }
 
-  private openRoot(tag: SaxesTagPlain): void {
-    this.rootName = tag.name;
-    this.rootAttributes = tag.attributes;
-    this.encryptedMedia = this.model.encrypted || tag.attributes['encrypted'] === 'yes';
+  private openRoot(name: string, attributes: Record<string, string>): void {
+    this.rootName = name;
+    this.rootAttributes = attributes;
+    this.encryptedMedia = this.model.encrypted || attributes['encrypted'] === 'yes';
     this.stack.push({
-      name: tag.name, path: '', node: this.model.root, flags: 0, container: this.record, isItem: false,
+      name, path: '', node: this.model.root, flags: 0, container: this.record, isItem: false,
       childCount: 0, text: null, cdata: null, hasData: false, filledChildren: null,
     });
   }
@@ -325,6 +327,22 @@ function decode(xml: string | Uint8Array, maxBytes: number): { text: string } | 
   }
 }
 
+/** The document read into a builder: by plain-xml.ts when it can, else by saxes. */
+function readInstance(text: string, model: FormModel): InstanceBuilder | { error: string; detail: string } {
+  // onadata strips the document first: leading whitespace before `<?xml` is allowed.
+  const first = text.charCodeAt(0);
+  const stripped = isPythonSpace(first) || first === 0xfeff ? text.trimStart() : text;
+  const plain = new InstanceBuilder(model);
+  try {
+    if (readPlainXml(stripped, plain)) return plain;
+  } catch (err) {
+    // The builder's own refusal (too deep) is saxes's to report, after any error before it.
+    if (!(err instanceof XmlSyntaxError)) throw err;
+  }
+  const builder = new InstanceBuilder(model);
+  return runSax(stripped, builder) ?? builder;
+}
+
 function runSax(text: string, builder: InstanceBuilder): { error: string; detail: string } | null {
   const parser = new SaxesParser<{ xmlns: false; position: boolean }>({ xmlns: false, position: true });
   parser.on('doctype', () => {
@@ -333,7 +351,7 @@ function runSax(text: string, builder: InstanceBuilder): { error: string; detail
   parser.on('error', (err) => {
     throw new XmlSyntaxError(err.message);
   });
-  parser.on('opentag', (tag) => builder.open(tag));
+  parser.on('opentag', (tag) => builder.open(tag.name, tag.attributes));
   parser.on('closetag', () => builder.close());
   parser.on('text', (t) => builder.text(t));
   parser.on('cdata', (c) => builder.cdata(c));
@@ -342,9 +360,7 @@ function runSax(text: string, builder: InstanceBuilder): { error: string; detail
   // those nodes carry no data. (minidom counts them as nodes, so onadata drops a
   // value that shares its element with a comment; we keep the value.)
   try {
-    // onadata strips the document first: leading whitespace before `<?xml` is allowed.
-    const first = text.charCodeAt(0);
-    parser.write(isPythonSpace(first) || first === 0xfeff ? text.trimStart() : text).close();
+    parser.write(text).close();
   } catch (err) {
     if (err instanceof RefusedDoctype || err instanceof XmlSyntaxError) return { error: MALFORMED_XML, detail: err.message };
     throw err;
@@ -442,9 +458,8 @@ function attribute(attributes: Record<string, string>, name: string): string | n
 export function parseInstance(xml: string | Uint8Array, model: FormModel, options: ParseOptions): ParseResult {
   const decoded = decode(xml, options.maxBytes);
   if ('error' in decoded) return { ok: false, error: decoded.error, detail: decoded.detail };
-  const builder = new InstanceBuilder(model);
-  const failure = runSax(decoded.text, builder);
-  if (failure) return { ok: false, error: failure.error, detail: failure.detail };
+  const builder = readInstance(decoded.text, model);
+  if (!(builder instanceof InstanceBuilder)) return { ok: false, error: builder.error, detail: builder.detail };
   const record = builder.record;
   if (Object.keys(record).length === 0) return { ok: false, error: EMPTY_SUBMISSION };
 
