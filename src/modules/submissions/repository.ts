@@ -528,6 +528,13 @@ function stillAllowed(facts: SubmitFacts): RawBuilder<unknown> {
  * the first is stored. `ids[i]` is the stored id of `instances[i]`, undefined when it was not
  * stored; `allowed: false` stores none, and the caller decides again from the database.
  */
+/** The number of rows of VALUES a batch of `count` records is sent in (see insertInstancesIfStillAllowed). */
+function batchStatementSize(count: number): number {
+  let size = 1;
+  while (size < count) size *= 2;
+  return size;
+}
+
 export async function insertInstancesIfStillAllowed(
   db: DbOrTx,
   instances: readonly NewInstance[],
@@ -535,13 +542,19 @@ export async function insertInstancesIfStillAllowed(
 ): Promise<{ allowed: boolean; ids: Array<number | undefined> }> {
   const { form } = facts;
   if (instances.some((instance) => instance.form_id !== form.id)) throw new Error('a batch of submissions is for one form');
-  const result = await sql<{ allowed: boolean; stored: Array<{ uuid: string; id: number }> | null }>`/* prepared:insert_instances_if_still_allowed */
+  // Each value is a parameter of its own, a row of VALUES per record: arrays of texts were
+  // escaped element by element by the driver and parsed again by the database. The rows are
+  // padded with empty ones to a power of two, so that a few statements serve every batch size.
+  const size = batchStatementSize(instances.length);
+  const rows = Array.from({ length: size }, (_, n) => {
+    const i = instances[n];
+    return sql`(${i?.uuid ?? null}::text, ${i?.xml ?? null}::text, ${i?.json ?? null}::text, ${i?.version ?? null}::text, ${i?.submitted_by ?? null}::int,
+      ${i?.date_created ?? null}::timestamptz, ${i?.total_media ?? null}::int, ${i?.has_geopoint ?? null}::bool, ${i?.repeat_counts ?? null}::text, ${sql.raw(String(n))})`;
+  });
+  const result = await sql<{ allowed: boolean; stored: Array<{ uuid: string; id: number }> | null }>`${sql.raw(`/* prepared:insert_instances_if_still_allowed_${size} */`)}
     WITH still AS (${stillAllowed(facts)}), batch AS (
-      SELECT * FROM unnest(
-        ${instances.map((i) => i.uuid)}::text[], ${instances.map((i) => i.xml)}::text[], ${instances.map((i) => i.json)}::text[],
-        ${instances.map((i) => i.version)}::text[], ${instances.map((i) => i.submitted_by)}::int[], ${instances.map((i) => i.date_created)}::timestamptz[],
-        ${instances.map((i) => i.total_media)}::int[], ${instances.map((i) => i.has_geopoint)}::bool[], ${instances.map((i) => i.repeat_counts)}::text[]
-      ) WITH ORDINALITY AS b(uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, repeat_counts, n)
+      SELECT * FROM (VALUES ${sql.join(rows)}) AS b(uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, repeat_counts, n)
+      WHERE b.uuid IS NOT NULL
     ), ins AS (
       INSERT INTO instances (form_id, uuid, xml, json, version, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
       SELECT ${form.id}::int, b.uuid, b.xml, b.json::jsonb, b.version, b.submitted_by, b.date_created, b.date_created, b.total_media, b.has_geopoint, b.repeat_counts::jsonb
