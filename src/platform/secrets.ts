@@ -1,6 +1,6 @@
 // Password hashing, token keys and sealing. Passwords: argon2id (memory-hard). Tokens: random
 // keys, stored as SHA-256 for lookup plus AES-256-GCM under SECRET_KEY for display.
-import { createCipheriv, createDecipheriv, createHash, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hash, pbkdf2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { channel } from 'node:diagnostics_channel';
 import { promisify } from 'node:util';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
@@ -65,7 +65,7 @@ export function newTokenKey(): string {
 }
 
 export function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -181,9 +181,14 @@ async function decideAccess(ctx: RequestContext, target: SubmissionTarget, ident
   };
 }
 
+/**
+ * The stored record's text: the parsed record's, with the meta keys after it. Written as two texts
+ * joined rather than one spread copy of the record: the database stores it as jsonb, which keeps
+ * the last of two equal keys, as the spread would have.
+ */
 function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: repo.SubmissionForm, uuid: string, status: string): string {
-  return JSON.stringify({
-    ...record,
+  const fields = JSON.stringify(record);
+  const metaKeys = JSON.stringify({
     _uuid: uuid,
     _xform_id_string: meta.idString ?? form.id_string,
     _version: meta.version ?? form.version,
@@ -194,6 +199,7 @@ function recordJson(meta: InstanceMeta, record: Record<string, unknown>, form: r
     _tags: [],
     _notes: [],
   });
+  return fields === '{}' ? metaKeys : `${fields.slice(0, -1)},${metaKeys.slice(1)}`;
 }
 
 /**
