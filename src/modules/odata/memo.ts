@@ -53,10 +53,38 @@ export function entryFits(entry: MemoEntry | undefined, shape: number, stamp: st
   return entry !== undefined && entry.shape === shape && entry.stamp === stamp && sameMeta(entry.meta, meta);
 }
 
+/** The entries of one shape as a request takes them (EntityMemo.knownOf). */
+export interface KnownEntries {
+  readonly entries: ReadonlyMap<number, MemoEntry>;
+  /** Their record versions, `id:stamp`. */
+  readonly versions: readonly string[];
+  /** The same, comma-separated: one text for the read to send (readRecords). */
+  readonly list: string;
+}
+
+/** An entry's place in the memo's order of use: a link in a list, least recently used first. */
+interface Link {
+  readonly entry: MemoEntry;
+  older: Link | undefined;
+  newer: Link | undefined;
+}
+
 export class EntityMemo {
-  /** By record id, least recently used first. */
-  private readonly entries = new Map<number, MemoEntry>();
+  /** By record id. */
+  private readonly links = new Map<number, Link>();
+  /**
+   * The order of use, least recently used first: a page's entries are marked used on every read,
+   * and moving a link costs nothing, where moving an entry to a Map's end (delete and set again)
+   * cost a page about a millisecond.
+   */
+  private oldest: Link | undefined;
+  private newest: Link | undefined;
   private used = 0;
+  /**
+   * knownOf's answers by shape, until an entry is added or removed: a page read again and again
+   * finds the memo as it left it, and would otherwise list every entry of its shape on every request.
+   */
+  private readonly known = new Map<number, KnownEntries>();
 
   constructor(private readonly budget: number) {}
 
@@ -65,56 +93,97 @@ export class EntityMemo {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.links.size;
   }
 
   /** The entries of a shape, as they are now: of the records `ids`, or all of them. */
   entriesOf(shape: number, ids?: readonly number[]): Map<number, MemoEntry> {
     const out = new Map<number, MemoEntry>();
     if (ids === undefined) {
-      for (const [id, entry] of this.entries) if (entry.shape === shape) out.set(id, entry);
+      for (const [id, { entry }] of this.links) if (entry.shape === shape) out.set(id, entry);
     } else {
       for (const id of ids) {
-        const entry = this.entries.get(id);
+        const entry = this.links.get(id)?.entry;
         if (entry !== undefined && entry.shape === shape) out.set(id, entry);
       }
     }
     return out;
   }
 
+  /**
+   * The entries of a shape and their versions, as they are now (the same object until the memo's
+   * entries change: its readers only read it).
+   */
+  knownOf(shape: number): KnownEntries {
+    let known = this.known.get(shape);
+    if (known === undefined) {
+      const entries = this.entriesOf(shape);
+      const versions = [...entries.values()].map((entry) => `${entry.meta.id}:${entry.stamp}`);
+      known = { entries, versions, list: versions.join(',') };
+      this.known.set(shape, known);
+    }
+    return known;
+  }
+
   /** The entity written for this record version in this shape, if it is remembered. */
   find(shape: number, stamp: string, meta: RecordMeta): Buffer | undefined {
-    const entry = this.entries.get(meta.id);
-    if (!entryFits(entry, shape, stamp, meta)) return undefined;
-    this.touch(entry);
-    return entry.body;
+    const link = this.links.get(meta.id);
+    if (link === undefined || !entryFits(link.entry, shape, stamp, meta)) return undefined;
+    this.use(link);
+    return link.entry.body;
   }
 
   /** Marks an entry (taken from entriesOf) as the most recently used, if it is still here. */
   touch(entry: MemoEntry): void {
-    const id = entry.meta.id;
-    if (this.entries.get(id) !== entry) return;
-    this.entries.delete(id);
-    this.entries.set(id, entry);
+    const link = this.links.get(entry.meta.id);
+    if (link !== undefined && link.entry === entry) this.use(link);
   }
 
   remember(shape: number, stamp: string, meta: RecordMeta, body: Buffer): void {
-    const known = this.entries.get(meta.id);
-    if (known !== undefined) {
-      this.entries.delete(meta.id);
-      this.used -= known.cost;
-    }
+    this.known.clear();
+    const known = this.links.get(meta.id);
+    if (known !== undefined) this.remove(known);
     const cost = body.length + ENTRY_BYTES;
     if (cost > this.budget) return;
     // The columns are copied: the row they come from holds more than the entity needs.
     const { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version } = meta;
-    this.entries.set(id, { shape, stamp, meta: { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version }, body, cost });
+    const link: Link = {
+      entry: { shape, stamp, meta: { id, uuid, submitted, modified, submitter, edited, media_count, total_media, status, version }, body, cost },
+      older: this.newest,
+      newer: undefined,
+    };
+    if (this.newest === undefined) this.oldest = link;
+    else this.newest.newer = link;
+    this.newest = link;
+    this.links.set(id, link);
     this.used += cost;
-    for (const [oldId, oldest] of this.entries) {
-      if (this.used <= this.budget) break;
-      this.entries.delete(oldId);
-      this.used -= oldest.cost;
-    }
+    while (this.used > this.budget && this.oldest !== undefined) this.remove(this.oldest);
+  }
+
+  /** Moves a link to the newest end. */
+  private use(link: Link): void {
+    if (link === this.newest) return;
+    this.unlink(link);
+    link.older = this.newest;
+    link.newer = undefined;
+    if (this.newest === undefined) this.oldest = link;
+    else this.newest.newer = link;
+    this.newest = link;
+  }
+
+  private remove(link: Link): void {
+    this.unlink(link);
+    this.links.delete(link.entry.meta.id);
+    this.used -= link.entry.cost;
+  }
+
+  private unlink(link: Link): void {
+    if (link.older === undefined) this.oldest = link.newer;
+    else link.older.newer = link.newer;
+    if (link.newer === undefined) this.newest = link.older;
+    else link.newer.older = link.older;
+    link.older = undefined;
+    link.newer = undefined;
   }
 }
 
@@ -150,6 +219,18 @@ function describeTree(tree: ExpandTree | Pick): unknown {
   return typeof tree === 'object' ? [...tree].map(([name, inner]) => [name, describeTree(inner)]) : tree;
 }
 
+/** Entity models' descriptions as JSON: a feed's model is kept for its form (service.ts), and described once. */
+const DESCRIBED = new WeakMap<EntityModel, string>();
+
+function describedEntity(root: EntityModel): string {
+  let described = DESCRIBED.get(root);
+  if (described === undefined) {
+    described = JSON.stringify(describeEntity(root));
+    DESCRIBED.set(root, described);
+  }
+  return described;
+}
+
 /** Shapes by their description, numbered; never renumbered, so that a number cleared away is never reused. */
 const SHAPES = new Map<string, number>();
 let shapesMade = 0;
@@ -158,7 +239,7 @@ const MAX_SHAPES = 1000;
 
 /** The number of the shape of `root`'s entities written for `context`: the same for the same model and options. */
 export function shapeOf(root: EntityModel, context: EntityContext): number {
-  const description = JSON.stringify([describeEntity(root), describeTree(context.expand), describeTree(context.pick)]);
+  const description = `[${describedEntity(root)},${JSON.stringify(describeTree(context.expand))},${JSON.stringify(describeTree(context.pick))}]`;
   let shape = SHAPES.get(description);
   if (shape === undefined) {
     if (SHAPES.size >= MAX_SHAPES) SHAPES.clear();
@@ -182,6 +263,10 @@ export interface RecordWriter {
    * without their stored text; undefined when the request does not use the memo.
    */
   readonly known: readonly string[] | undefined;
+  /** `known`, comma-separated (what the read sends). */
+  readonly knownList: string | undefined;
+  /** The columns of a record version named in `known` (a read leaves them out: see readRecords). */
+  recall(id: number, stamp: string): RecordMeta | undefined;
   /** Whether `write` can write this record as it was read (else its stored text must be read first). */
   writable(record: StampedRecord): boolean;
   /**
@@ -201,6 +286,8 @@ export function recordWriter(root: EntityModel, context: EntityContext, remember
   if (!remembered) {
     return {
       known: undefined,
+      knownList: undefined,
+      recall: () => undefined,
       writable: (record) => record.json !== null,
       write: (record) => {
         if (record.json === null) throw new Error(`record ${record.id} was read without its text`);
@@ -211,10 +298,22 @@ export function recordWriter(root: EntityModel, context: EntityContext, remember
   const shape = shapeOf(root, context);
   // The entries are taken when the request starts: another request pushing them out of the memo
   // meanwhile does not take away those this one was read without the stored texts of.
-  const entries = memo.entriesOf(shape, ids);
-  const known = [...entries.values()].map((entry) => `${entry.meta.id}:${entry.stamp}`);
+  let entries: ReadonlyMap<number, MemoEntry>;
+  let known: readonly string[];
+  let knownList: string;
+  if (ids === undefined) ({ entries, versions: known, list: knownList } = memo.knownOf(shape));
+  else {
+    entries = memo.entriesOf(shape, ids);
+    known = [...entries.values()].map((entry) => `${entry.meta.id}:${entry.stamp}`);
+    knownList = known.join(',');
+  }
   return {
     known,
+    knownList,
+    recall: (id, stamp) => {
+      const entry = entries.get(id);
+      return entry !== undefined && entry.stamp === stamp ? entry.meta : undefined;
+    },
     writable: (record) => record.json !== null || entryFits(entries.get(record.id), shape, record.stamp, record),
     write: (record) => {
       const entry = entries.get(record.id);

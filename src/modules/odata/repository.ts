@@ -35,9 +35,16 @@ export interface RecordRow {
   readonly total_media: number;
   readonly status: string;
   readonly version: string;
-  /** The order terms' values, as text. */
-  readonly terms: ReadonlyArray<string | null> | null;
+  /** The order terms' values, as texts in a JSON array (termValues): read only for the row a chunk ends on. */
+  readonly terms: string | null;
 }
+
+/**
+ * A record whose version the caller named as known (readRecords): its id, stamp, order terms and
+ * its submitter's name only. Every other column is of the record's own row, which the version
+ * stamps, so the caller has them already; the submitter's name is another table's.
+ */
+export type KnownRecordRow = { readonly [K in keyof RecordRow]: K extends 'id' | 'stamp' | 'submitter' | 'terms' ? RecordRow[K] : null };
 
 /** A repeat item (JSON text), its record, and its position at each level from the record down. */
 export interface RepeatRow {
@@ -45,7 +52,12 @@ export interface RepeatRow {
   readonly uuid: string;
   readonly item: string;
   readonly positions: readonly number[];
-  readonly terms: ReadonlyArray<string | null> | null;
+  readonly terms: string | null;
+}
+
+/** A row's order terms' values, from its `terms` column. */
+export function termValues(terms: string | null): ReadonlyArray<string | null> {
+  return terms === null ? [] : (JSON.parse(terms) as ReadonlyArray<string | null>);
 }
 
 function live(rows: Pick<RowFilter, 'formId' | 'submittedBy'>): RawBuilder<unknown> {
@@ -58,7 +70,8 @@ function where(scope: Scope, rows: RowFilter): RawBuilder<unknown> {
 }
 
 function termsColumn(read: RowRead): RawBuilder<unknown> {
-  return read.terms.length === 0 ? sql`NULL::json` : sql`json_build_array(${sql.join([...read.terms])})`;
+  // As text: the driver would parse every row's JSON, and only a chunk's last row needs its terms.
+  return read.terms.length === 0 ? sql`NULL::text` : sql`json_build_array(${sql.join([...read.terms])})::text`;
 }
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'`;
@@ -67,17 +80,26 @@ const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'`;
 const VERSION = sql`(i.id::text || ':' || i.xmin::text)`;
 
 /**
- * `known`: the record versions (`id:stamp`) whose entities the caller already has; their stored
- * text, the bulk of a row, is neither read from its out-of-line storage nor sent.
+ * `known`: the record versions (`id:stamp`, comma-separated) whose entities the caller already
+ * has; such a record comes as a KnownRecordRow: its stored text, the bulk of a row, is neither
+ * read from its out-of-line storage nor sent, nor are the columns the caller has (a page read
+ * again and again is then mostly ids and stamps, for the driver to parse and the collector to
+ * sweep). One text rather than an array parameter: the driver would quote and escape each of the
+ * thousands of versions into an array literal on every read. The planner makes the array once
+ * (a constant of the statement), not once per row.
  */
-export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead, known?: readonly string[]): Promise<RecordRow[]> {
+export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead, known?: string): Promise<Array<RecordRow | KnownRecordRow>> {
   const iso = (column: RawBuilder<unknown>) => sql<string>`to_char(${column} AT TIME ZONE 'UTC', ${sql.raw(ISO)})`;
-  const json = known === undefined || known.length === 0 ? sql`i.json_text` : sql`CASE WHEN ${VERSION} = ANY(${[...known]}::text[]) THEN NULL ELSE i.json_text END`;
-  const result = await sql<RecordRow>`SELECT i.id, i.uuid, ${json} AS json, i.xmin::text AS stamp,
-      ${iso(sql`i.date_created`)} AS submitted, ${iso(sql`i.date_modified`)} AS modified,
+  const some = known !== undefined && known !== '';
+  // Whether the row's version is known, once per row (OFFSET 0 keeps it from being inlined into each column).
+  const knownJoin = some ? sql`CROSS JOIN LATERAL (SELECT ${VERSION} = ANY(string_to_array(${known}::text, ',')) AS known OFFSET 0) AS k` : sql``;
+  const unlessKnown = (column: RawBuilder<unknown>): RawBuilder<unknown> => (some ? sql`CASE WHEN k.known THEN NULL ELSE ${column} END` : column);
+  const result = await sql<RecordRow | KnownRecordRow>`SELECT i.id, ${unlessKnown(sql`i.uuid`)} AS uuid, ${unlessKnown(sql`i.json_text`)} AS json, i.xmin::text AS stamp,
+      ${unlessKnown(iso(sql`i.date_created`))} AS submitted, ${unlessKnown(iso(sql`i.date_modified`))} AS modified,
       (SELECT username FROM users WHERE id = i.submitted_by) AS submitter,
-      i.edited, i.media_count, i.total_media, i.status, i.version, ${termsColumn(read)} AS terms
-    FROM instances i ${scope.joins} WHERE ${where(scope, read)}
+      ${unlessKnown(sql`i.edited`)} AS edited, ${unlessKnown(sql`i.media_count`)} AS media_count, ${unlessKnown(sql`i.total_media`)} AS total_media,
+      ${unlessKnown(sql`i.status`)} AS status, ${unlessKnown(sql`i.version`)} AS version, ${termsColumn(read)} AS terms
+    FROM instances i ${knownJoin} ${scope.joins} WHERE ${where(scope, read)}
     ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.execute(db);
   return result.rows;
 }

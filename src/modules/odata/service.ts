@@ -15,7 +15,7 @@ import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
 import { findProperty, odataModelOf, parentKeyName, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
 import { encodeSkipToken, OptionError, parseFeedOptions, type OrderItem, type SkipToken } from './options.ts';
-import { countRows, findRecordId, measureBatch, readRecords, readRecordTexts, readRepeatRows, type RecordRow, type RowFilter, type RowRead } from './repository.ts';
+import { countRows, findRecordId, measureBatch, readRecords, readRecordTexts, readRepeatRows, termValues, type KnownRecordRow, type RecordRow, type RowFilter, type RowRead } from './repository.ts';
 import { parseResource, ResourceNotFound, type Resource } from './resource.ts';
 import { scopeOf, type Scope } from './scope.ts';
 
@@ -43,10 +43,25 @@ interface Feedable {
   model: ODataModel;
 }
 
+/**
+ * Feed models by form and definition (`id:hash`, the hash of the XForm, which every change of the
+ * definition changes): a dashboard's page read again and again would otherwise read the form's
+ * definition and build its model on every request.
+ */
+const MODELS = new Map<string, ODataModel>();
+/** Forms replaced many times over in a long-lived process must not grow the models without end. */
+const MAX_MODELS = 100;
+
 async function loadFeed(ctx: RequestContext, rawId: string): Promise<Feedable> {
   const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
-  const definition = await findFormDefinition(ctx.db, form.id);
-  return { formId: form.id, submittedBy, model: odataModelOf(definition.json) };
+  const key = `${form.id}:${form.hash}`;
+  let model = MODELS.get(key);
+  if (model === undefined) {
+    model = odataModelOf((await findFormDefinition(ctx.db, form.id)).json);
+    if (MODELS.size >= MAX_MODELS) MODELS.clear();
+    MODELS.set(key, model);
+  }
+  return { formId: form.id, submittedBy, model };
 }
 
 export async function getServiceDocument(ctx: RequestContext, rawId: string, serviceUrl: string): Promise<Record<string, unknown>> {
@@ -114,11 +129,11 @@ export interface Feed {
 /**
  * A row read for a page: its entity's UTF-8 JSON (made when written: a view that the page's next
  * entity may overwrite, so it is copied before another is asked for), and where a page after it
- * starts.
+ * starts (made when asked: only for the row a chunk ends on).
  */
 interface PageRow {
   readonly entity: () => Buffer;
-  readonly token: SkipToken;
+  readonly token: () => SkipToken;
 }
 
 const COMMA = 0x2c;
@@ -199,12 +214,25 @@ function readsAnswers(filter: FilterNode | undefined, orderby: readonly OrderIte
  * The records read without their stored text that the memo cannot write after all (a column such
  * as the submitter's name changed since) with their text read now.
  */
-async function withTexts(db: RequestContext['db'], writer: RecordWriter, records: RecordRow[]): Promise<RecordRow[]> {
-  const missing = records.filter((r) => !writer.writable(r)).map((r) => r.id);
+async function withTexts(db: RequestContext['db'], writer: RecordWriter, rows: ReadonlyArray<RecordRow | KnownRecordRow>): Promise<RecordRow[]> {
+  const records = rows.map((row) => (row.uuid === null ? recalled(writer, row) : row));
+  const missing = records.filter((r) => !writer.writable(r));
   if (missing.length === 0) return records;
-  const texts = await readRecordTexts(db, missing);
+  const texts = await readRecordTexts(db, missing.map((r) => r.id));
+  const unwritable = new Set(missing);
   // A record gone meanwhile (its form deleted) is left out.
-  return records.flatMap((r) => (writer.writable(r) ? [r] : texts.has(r.id) ? [{ ...r, ...texts.get(r.id) }] : []));
+  return records.flatMap((r) => (!unwritable.has(r) ? [r] : texts.has(r.id) ? [{ ...r, ...texts.get(r.id) }] : []));
+}
+
+/** A known record's row with the columns the read left out, as the writer wrote them for its version. */
+function recalled(writer: RecordWriter, row: KnownRecordRow): RecordRow {
+  const meta = writer.recall(row.id, row.stamp);
+  if (meta === undefined) throw new Error(`record ${row.id} was read as known, but its version is not the writer's`);
+  // Written out rather than spread: the rows a page writes keep one shape for the writer's code.
+  return {
+    id: meta.id, uuid: meta.uuid, json: null, stamp: row.stamp, submitted: meta.submitted, modified: meta.modified, submitter: row.submitter,
+    edited: meta.edited, media_count: meta.media_count, total_media: meta.total_media, status: meta.status, version: meta.version, terms: row.terms,
+  };
 }
 
 /** Past any item's position: a token after every row of a record. */
@@ -248,10 +276,10 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
   const pageLimit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
   const recordsReader = (writer: RecordWriter): ChunkReader => async (after, limit, offset) => {
-    const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.known));
+    const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.knownList));
     return records.map((r) => ({
       entity: () => writer.write(r),
-      token: { values: r.terms ?? [], key: [r.id] },
+      token: () => ({ values: termValues(r.terms), key: [r.id] }),
     }));
   };
   const rowsReader = (write: RepeatRowWriter): ChunkReader => async (after, limit, offset) => {
@@ -265,7 +293,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       for (const r of items) {
         out.push({
           entity: () => write(r.uuid, r.positions, JSON.parse(r.item) as Record<string, unknown>),
-          token: { values: r.terms ?? [], key: [r.id, ...r.positions] },
+          token: () => ({ values: termValues(r.terms), key: [r.id, ...r.positions] }),
         });
       }
       if (!batch || out.length >= limit) return out;
@@ -307,7 +335,7 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
       if (chunk.length === 0) continue;
       yield* entityPieces(chunk, written > 0);
       written += chunk.length;
-      last = chunk[chunk.length - 1]?.token;
+      last = chunk[chunk.length - 1]?.token();
     }
     const topLeft = options.top === undefined ? undefined : options.top - written;
     const next = more && last && (topLeft === undefined || topLeft > 0) ? nextLink(request, topLeft, last) : undefined;
@@ -338,7 +366,7 @@ async function* pageRows(read: ChunkReader, limit: number, chunk: number, start:
     const page = more ? rows.slice(0, wanted) : rows;
     written += page.length;
     const last = page[page.length - 1];
-    if (!more && page.length === wanted && written < limit && last) pending = fetch(last.token, 0, written);
+    if (!more && page.length === wanted && written < limit && last) pending = fetch(last.token(), 0, written);
     yield page;
     if (more) yield 'more';
   }
