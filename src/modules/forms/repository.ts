@@ -38,7 +38,23 @@ const SUMMARY_COLUMNS = [
 export type NewForm = Insertable<FormsTable>;
 export type FormPatch = Updateable<FormsTable>;
 
-function liveForms(db: DbOrTx) {
+/**
+ * The live forms' query as built for each database handle: building it (its joins, the stats
+ * subquery, thirty-odd columns) cost more than a form lookup's own statement, on every request
+ * that loads a form. Query builders are immutable: each caller adds its own conditions to a copy.
+ */
+const LIVE_FORMS = new WeakMap<DbOrTx, ReturnType<typeof buildLiveForms>>();
+
+function liveForms(db: DbOrTx): ReturnType<typeof buildLiveForms> {
+  let query = LIVE_FORMS.get(db);
+  if (query === undefined) {
+    query = buildLiveForms(db);
+    LIVE_FORMS.set(db, query);
+  }
+  return query;
+}
+
+function buildLiveForms(db: DbOrTx) {
   return db
     .selectFrom('forms as f')
     .innerJoin('users as o', 'o.id', 'f.owner_id')
