@@ -6,7 +6,8 @@
 // so the records are inserted with SQL here: each instance is the bench template filled with
 // varied values, parsed by the server's own parser, and stored as a submission stores it (a few
 // are posted through HTTP first and compared with what this loader would write). The loaded
-// database (`gather_bench_export`) is kept and reused while its record count matches.
+// database is kept and reused, one for each record count (`gather_bench_export_100000`, …), so
+// runs of 100,000 and of 1,000,000 records do not reload each other's.
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -18,7 +19,6 @@ import { createAccount, POSTGRES_SERVER, postgresAvailable, printTable, startSer
 import { buildFormModel, type FormModel } from '../src/lib/form-model/model.ts';
 import { parseInstance } from '../src/lib/instance-xml.ts';
 
-const DATABASE = 'gather_bench_export';
 const PORT = 8731;
 const BATCH = 500;
 const STAT_SHARDS = 16;
@@ -29,6 +29,11 @@ function databaseUrl(name: string): string {
   const url = new URL(POSTGRES_SERVER);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/** The kept database of `records` records. */
+function databaseFor(records: number): string {
+  return `gather_bench_export_${records}`;
 }
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -42,11 +47,11 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 }
 
 /** The record count of the kept database, or undefined when there is none to reuse. */
-async function keptRecords(): Promise<number | undefined> {
-  const exists = await withClient(POSTGRES_SERVER, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])).rowCount);
+async function keptRecords(database: string): Promise<number | undefined> {
+  const exists = await withClient(POSTGRES_SERVER, async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount);
   if (!exists) return undefined;
   try {
-    return await withClient(databaseUrl(DATABASE), async (c) => {
+    return await withClient(databaseUrl(database), async (c) => {
       const row = (await c.query<{ records: number }>('SELECT records FROM bench_export_meta')).rows[0];
       return row?.records;
     });
@@ -56,9 +61,9 @@ async function keptRecords(): Promise<number | undefined> {
 }
 
 /** The bench's server on the kept database, its job worker in-process (export jobs run there). */
-function startBenchServer(): Promise<BenchServer> {
+function startBenchServer(database: string): Promise<BenchServer> {
   // Stored tokens are sealed under the key: it must outlive the temporary DATA_DIR.
-  return startServer('postgres', PORT, { WORKERS: '1', SECRET_KEY: 'gather-bench-export-key' }, [], { keepDatabase: DATABASE });
+  return startServer('postgres', PORT, { WORKERS: '1', SECRET_KEY: 'gather-bench-export-key' }, [], { keepDatabase: database });
 }
 
 /** The record as a submission stores it (src/modules/submissions/receive.ts). */
@@ -108,7 +113,7 @@ async function formFacts(client: pg.Client): Promise<FormFacts> {
 }
 
 /** Publishes the bench form, posts a few submissions through HTTP and checks the loader writes the same. */
-async function prepare(server: BenchServer): Promise<string> {
+async function prepare(server: BenchServer, database: string): Promise<string> {
   const token = await createAccount(server.baseUrl, USERNAME);
   const auth = { authorization: `Token ${token}` };
   const boundary = '----gatherbenchform';
@@ -124,7 +129,7 @@ async function prepare(server: BenchServer): Promise<string> {
     const res = await fetch(`${server.baseUrl}/${USERNAME}/submission`, { method: 'POST', headers: { ...auth, 'content-type': submission.contentType }, body: submission.body });
     if (res.status !== 201) throw new Error(`submission failed: ${res.status} ${await res.text()}`);
   }
-  await withClient(databaseUrl(DATABASE), async (client) => {
+  await withClient(databaseUrl(database), async (client) => {
     const form = await formFacts(client);
     const stored = await client.query<{ xml: string; json: Record<string, unknown>; repeat_counts: unknown }>(
       'SELECT xml, json, repeat_counts FROM instances WHERE form_id = $1 ORDER BY id', [form.id]);
@@ -147,8 +152,8 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-async function load(records: number): Promise<void> {
-  await withClient(databaseUrl(DATABASE), async (client) => {
+async function load(database: string, records: number): Promise<void> {
+  await withClient(databaseUrl(database), async (client) => {
     const form = await formFacts(client);
     const have = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM instances WHERE form_id = $1', [form.id])).rows[0]?.n ?? 0);
     const started = performance.now();
@@ -280,29 +285,30 @@ export async function main(args: string[]): Promise<void> {
     console.log(`export bench skipped: no PostgreSQL at ${POSTGRES_SERVER} (set BENCH_POSTGRES)`);
     return;
   }
-  const kept = await keptRecords();
+  const database = databaseFor(records);
+  const kept = await keptRecords(database);
   const fresh = kept !== records;
   if (fresh) {
     await withClient(POSTGRES_SERVER, async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-      await c.query(`CREATE DATABASE ${DATABASE}`);
+      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${database}`);
     });
   }
-  console.log(`export bench: ${records.toLocaleString('en')} records of the bench form on PostgreSQL (${fresh ? 'loading' : 'reusing'} ${DATABASE})`);
-  let server = await startBenchServer();
+  console.log(`export bench: ${records.toLocaleString('en')} records of the bench form on PostgreSQL (${fresh ? 'loading' : 'reusing'} ${database})`);
+  let server = await startBenchServer(database);
   try {
     if (fresh) {
-      await prepare(server);
+      await prepare(server, database);
       await server.stop();
-      await load(records);
-      server = await startBenchServer();
+      await load(database, records);
+      server = await startBenchServer(database);
     }
     // Tokens survive restarts; the account's password is the bench default.
     const login = await fetch(`${server.baseUrl}/api/v1/user`, {
       headers: { authorization: `Basic ${Buffer.from(`${USERNAME}:Bench-${USERNAME}-pw-42`).toString('base64')}` },
     });
     const auth = { authorization: `Token ${((await login.json()) as { api_token: string }).api_token}` };
-    const formId = await withClient(databaseUrl(DATABASE), async (c) => {
+    const formId = await withClient(databaseUrl(database), async (c) => {
       // Earlier runs' exports would be reused (their files are gone with the old DATA_DIR).
       await c.query('DELETE FROM exports');
       return (await formFacts(c)).id;
