@@ -15,6 +15,7 @@ import type pg from 'pg';
 import { loadPg } from './pg-module.ts';
 import type { Schema } from './schema.ts';
 import { PREPARED_MARKER } from './prepared-marker.ts';
+import { notePool } from './pg-copy.ts';
 import { initialiseInChildProcess } from './pglite-init.ts';
 import { acquireDirectoryLock, type DirectoryLock } from './dir-lock.ts';
 
@@ -117,6 +118,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new driver.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c jit=off' });
     pool.on('connect', prepareMarkedStatements);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    notePool(db, pool);
     return { db, backend: 'postgres', close: () => db.destroy() };
   }
   // PostgreSQL's code runs as Liftoff's baseline WebAssembly only: optimising its hot functions

@@ -25,7 +25,7 @@ async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   /** Renders a range: its bytes go into the bytes channel (moved, not copied), then it is told ready. */
   const answer = async (seq: number, after: number, through: number): Promise<CsvHelperReply> => {
     try {
-      const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments);
+      const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments, reader.buffers);
       const page = await reader.page(rows);
       const chunks = flatCsvBytes(lines, page, new CsvEncoder());
       setup.bytes.postMessage({ seq, chunks } satisfies CsvHelperBytes, chunks.map((chunk) => chunk.buffer as ArrayBuffer));

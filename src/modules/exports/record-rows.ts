@@ -4,6 +4,7 @@ import type { FormModel, FormNode } from '../../lib/form-model/model.ts';
 import type { ExportRecord } from '../../lib/writers/layout/types.ts';
 import type { RawCsvWriter } from '../../lib/writers/csv/raw-rows.ts';
 import type { DbOrTx } from '../../platform/db.ts';
+import { CopyBuffers } from '../../platform/pg-copy.ts';
 import * as repo from './repository.ts';
 
 /** Usernames by user id for one export, each asked for once (see repo.listExportRecords). */
@@ -100,9 +101,14 @@ function metaValues(row: repo.ExportRecordRow, users: Usernames, times: IsoSecon
   into[10] = row.attachments === null ? {} : (JSON.parse(row.attachments) as unknown);
 }
 
+/** A stored record's JSON text, as read (a string) or decoded from the bytes COPY read. */
+function textOf(json: string | repo.RecordBytes): string {
+  return typeof json === 'string' ? json : json.src.toString('utf8', json.start, json.end);
+}
+
 /** The stored record (its text) with the meta keys its row's columns hold. */
-function recordOf(text: string, meta: readonly unknown[], ownKeysOnly: boolean): ExportRecord {
-  const record = JSON.parse(text) as Record<string, unknown>;
+function recordOf(json: string | repo.RecordBytes, meta: readonly unknown[], ownKeysOnly: boolean): ExportRecord {
+  const record = JSON.parse(textOf(json)) as Record<string, unknown>;
   if (ownKeysOnly) withoutPrototypes(record);
   for (let i = 0; i < ROW_META_KEYS.length; i++) record[ROW_META_KEYS[i] as string] = meta[i];
   return record as ExportRecord;
@@ -127,8 +133,9 @@ export interface RecordPage {
 /** A StoredRecord as PageReader fills it. */
 interface StoredText extends StoredRecord {
   src: Buffer;
+  start: number;
   end: number;
-  text: string;
+  json: string | repo.RecordBytes;
 }
 
 /** A record as stored, for readers of its bytes (valid until the next record is read). */
@@ -156,6 +163,8 @@ export class PageReader {
   private readonly meta: unknown[] = [];
   /** A record's text as UTF-8, for raw writers (grown when a record needs more). */
   private scratch = Buffer.allocUnsafeSlow(64 * 1024);
+  /** The buffers pages are read into by COPY (repo.listExportRecords), each free again once its records are read. */
+  readonly buffers = new CopyBuffers();
 
   /** `form`: its records are read with no prototype when it has inherited names (hasInheritedNames). */
   constructor(db: DbOrTx, form: FormModel) {
@@ -172,6 +181,10 @@ export class PageReader {
     await this.users.learn(rows);
     const { users, times, ownKeysOnly, meta } = this;
     const count = rows.length;
+    // Rows read by COPY (all of a page's are read together) point into a buffer of `buffers`, free
+    // again once all the rows read into it are used: a page may be a part of them (serialPages).
+    const copied = rows[0]?.json_text;
+    const done = typeof copied === 'object' ? () => this.buffers.used(copied.src, count) : () => undefined;
     const records = (function* (): Generator<ExportRecord> {
       for (let i = 0; i < rows.length; i += 1) {
         const row = rows[i];
@@ -181,9 +194,10 @@ export class PageReader {
         yield recordOf(row.json_text, meta, ownKeysOnly);
       }
       rows.length = 0;
+      done();
     })();
-    const stored: StoredText = { src: this.scratch, start: 0, end: 0, meta, text: '', parsed: () => recordOf(stored.text, meta, ownKeysOnly) };
-    const storedRecords = (): Generator<StoredRecord> => this.storedOf(rows, stored);
+    const stored: StoredText = { src: this.scratch, start: 0, end: 0, meta, json: '', parsed: () => recordOf(stored.json, meta, ownKeysOnly) };
+    const storedRecords = (): Generator<StoredRecord> => this.storedOf(rows, stored, done);
     const rawLines = (raw: RawCsvWriter): Uint8Array[] => {
       for (const record of storedRecords()) raw.line(record.src, record.start, record.end, record.meta);
       return raw.take();
@@ -191,20 +205,32 @@ export class PageReader {
     return { count, records, rawLines, storedRecords };
   }
 
-  /** The rows' records as UTF-8 bytes in `stored`, one at a time, each row let go once read. */
-  private *storedOf(rows: repo.ExportRecordRow[], stored: StoredText): Generator<StoredRecord> {
+  /**
+   * The rows' records as UTF-8 bytes in `stored`, one at a time, each row let go once read: the
+   * bytes COPY read where they are, a string's written into the scratch buffer.
+   */
+  private *storedOf(rows: repo.ExportRecordRow[], stored: StoredText, done: () => void): Generator<StoredRecord> {
     for (let i = 0; i < rows.length; i += 1) {
       const row = rows[i];
       if (row === undefined) continue;
       rows[i] = undefined as unknown as repo.ExportRecordRow;
       metaValues(row, this.users, this.times, this.meta);
-      const text = row.json_text;
-      if (text.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(text.length * 3);
-      stored.src = this.scratch;
-      stored.text = text;
-      stored.end = this.scratch.write(text, 0);
+      const json = row.json_text;
+      stored.json = json;
+      if (typeof json === 'string') {
+        if (json.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(json.length * 3);
+        stored.src = this.scratch;
+        stored.start = 0;
+        stored.end = this.scratch.write(json, 0);
+      } else {
+        stored.src = json.src;
+        stored.start = json.start;
+        stored.end = json.end;
+      }
       yield stored;
     }
     rows.length = 0;
+    stored.src = this.scratch;
+    done();
   }
 }

@@ -124,8 +124,8 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
   const reader = new PageReader(deps.db, form);
   const usedPage = (rows: repo.ExportRecordRow[]): Promise<RecordPage> => reader.page(rows);
 
-  let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, { limit: RECORD_PAGE_SIZE }, withAttachments);
-  const readPage = (afterId: number, limit = RECORD_PAGE_SIZE) => repo.listExportRecords(deps.db, scope, afterId, { limit }, withAttachments);
+  let firstPage: repo.ExportRecordRow[] | undefined = await repo.listExportRecords(deps.db, scope, 0, { limit: RECORD_PAGE_SIZE }, withAttachments, reader.buffers);
+  const readPage = (afterId: number, limit = RECORD_PAGE_SIZE) => repo.listExportRecords(deps.db, scope, afterId, { limit }, withAttachments, reader.buffers);
 
   /** Pages by `_id` keyset from `afterId`, the next one read while this one is used. */
   async function* keysetPages(afterId: number, first?: repo.ExportRecordRow[], limit = RECORD_PAGE_SIZE): AsyncGenerator<RecordPage> {
@@ -161,7 +161,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     const readAhead = (): void => {
       while (reads.length < READ_AHEAD && issued < ends.length) {
         const after = issued === 0 ? firstLast : (ends[issued - 1] ?? firstLast);
-        const read = repo.listExportRecords(deps.db, scope, after, { throughId: ends[issued] ?? after }, withAttachments);
+        const read = repo.listExportRecords(deps.db, scope, after, { throughId: ends[issued] ?? after }, withAttachments, reader.buffers);
         read.catch(() => undefined); // a failure surfaces where it is awaited below
         reads.push(read);
         issued += 1;
@@ -233,7 +233,7 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
     return {
       first: await usedPage(firstRows),
       ranges: ends.map((through, i) => ({ after: i === 0 ? last : (ends[i - 1] ?? last), through })),
-      readRange: async (range) => usedPage(await repo.listExportRecords(deps.db, scope, range.after, { throughId: range.through }, withAttachments)),
+      readRange: async (range) => usedPage(await repo.listExportRecords(deps.db, scope, range.after, { throughId: range.through }, withAttachments, reader.buffers)),
       rest: () => (complete ? noPages() : keysetPages(ends[ends.length - 1] ?? last)),
       remaining: () => (complete ? noPages() : rangedPages(last, ends)),
       facts,
