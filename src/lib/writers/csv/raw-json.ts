@@ -60,6 +60,8 @@ class KeyTable {
   readonly bytes: Uint8Array[] = [];
   /** Per id: whether its bytes may be compared as written (no quote or backslash in them). */
   readonly plain: boolean[] = [];
+  /** Per id: its bytes four at a time, as little-endian 32-bit integers (a last part shorter than four left out). */
+  readonly words: Int32Array[] = [];
   /** Per id: the id of the key that followed it last time, or -1; `first`: the first key's. */
   after = new Int32Array(0);
   first = -1;
@@ -77,6 +79,10 @@ class KeyTable {
     this.keys.push(key);
     this.bytes.push(bytes);
     this.plain.push(!bytes.includes(QUOTE) && !bytes.includes(BACKSLASH));
+    const words = new Int32Array(bytes.length >> 2);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let w = 0; w < words.length; w++) words[w] = view.getInt32(w * 4, true);
+    this.words.push(words);
     this.ids.set(key, id);
     if (this.sealed) {
       if (this.after.length < this.keys.length) {
@@ -110,13 +116,20 @@ class KeyTable {
     this.table[at] = id + 1;
   }
 
-  /** Whether key `id` is written at src[start..) followed by its closing quote. */
-  at(id: number, src: Uint8Array, start: number): boolean {
+  /**
+   * Whether key `id` is written at src[start..) followed by its closing quote (`view`: src's bytes).
+   * Compared four bytes at a time: the keys met are mostly the ones predicted, and their bytes
+   * were the largest part of a record's pass.
+   */
+  at(id: number, src: Uint8Array, view: DataView, start: number): boolean {
     if (!this.plain[id]) return false;
     const bytes = this.bytes[id] as Uint8Array;
     const length = bytes.length;
     if (src[start + length] !== QUOTE) return false;
-    for (let i = 0; i < length; i++) if (bytes[i] !== src[start + i]) return false;
+    const words = this.words[id] as Int32Array;
+    const whole = words.length;
+    for (let w = 0; w < whole; w++) if (view.getInt32(start + w * 4, true) !== words[w]) return false;
+    for (let i = whole * 4; i < length; i++) if (bytes[i] !== src[start + i]) return false;
     return true;
   }
 
@@ -167,6 +180,8 @@ export class RawRecordReader {
   private slotCount = 0;
   private sealed = false;
   private src: Uint8Array = new Uint8Array(0);
+  /** src's bytes as a DataView (made again when src changes). */
+  private view: DataView = new DataView(new ArrayBuffer(0));
   private end = 0;
   /** Per slot, after a pass: its kind (MISSING, TEXT…) and the span of its value in the bytes. */
   kindOf = new Uint8Array(0);
@@ -256,7 +271,10 @@ export class RawRecordReader {
   /** Notes the values of the record in src[start..end). */
   read(src: Uint8Array, start: number, end: number): void {
     if (!this.sealed) this.seal();
-    this.src = src;
+    if (src !== this.src) {
+      this.src = src;
+      this.view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+    }
     this.end = end;
     this.kindOf.fill(MISSING);
     const arrays = this.arraySlots;
@@ -297,11 +315,29 @@ export class RawRecordReader {
     return at;
   }
 
+  /**
+   * The first of src[at..end) that may be a quote or a backslash, four bytes at a time (a word with
+   * neither is passed over whole); `end` where there is none.
+   */
+  private plainRun(at: number, end: number): number {
+    const view = this.view;
+    let i = at;
+    while (i + 4 <= end) {
+      const word = view.getInt32(i, true);
+      const quote = word ^ 0x22222222;
+      const backslash = word ^ 0x5c5c5c5c;
+      // A byte of zero in either (the word held a quote or a backslash there) sets its top bit.
+      if ((((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) return i;
+      i += 4;
+    }
+    return i;
+  }
+
   /** The end of the string whose opening quote is at `at` (after its closing quote). */
   private skipString(at: number): number {
     const src = this.src;
     const end = this.end;
-    let i = at + 1;
+    let i = this.plainRun(at + 1, end);
     while (i < end) {
       const b = src[i];
       if (b === QUOTE) return i + 1;
@@ -352,7 +388,7 @@ export class RawRecordReader {
     if (first === QUOTE) {
       const end = this.end;
       let escaped = false;
-      let i = at + 1;
+      let i = this.plainRun(at + 1, end);
       while (i < end) {
         const b = src[i];
         if (b === QUOTE) break;
@@ -389,7 +425,7 @@ export class RawRecordReader {
       const predicted = previous < 0 ? keys.first : (keys.after[previous] as number);
       let keyId: number;
       let k: number;
-      if (predicted >= 0 && keys.at(predicted, src, i + 1)) {
+      if (predicted >= 0 && keys.at(predicted, src, this.view, i + 1)) {
         keyId = predicted;
         k = i + 1 + (keys.bytes[predicted] as Uint8Array).length;
       } else {
