@@ -103,8 +103,8 @@ export interface CopiedBytes {
 
 /** Bytes a buffer starts with; it grows by doubling. */
 const FIRST_BUFFER_BYTES = 256 * 1024;
-/** Free buffers kept for the next reads. */
-const KEPT_BUFFERS = 8;
+/** Free buffers kept for the next reads: as many as a thread of an export reads at once. */
+const KEPT_BUFFERS = 4;
 
 /**
  * Buffers for COPY's bytes, each free again once every row read into it has been used, for the
