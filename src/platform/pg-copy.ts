@@ -5,10 +5,11 @@
 // of that (bench/RESULTS.md, 2026-11-29), and PostgreSQL sends its numbers and times as binary
 // instead of formatting them as text.
 //
-// COPY takes no parameters, so the query's are written into its text as quoted literals: the text
-// `pg` would have sent for each (same types, resolved from context as an untyped parameter is),
-// with quotes and backslashes escaped. Values of other kinds are not written: the caller reads the
-// usual way.
+// COPY takes no parameters, and SQL here is always parameterised: the values never enter a
+// statement's text. Each value is bound to `SELECT set_config('gather.copy_N', $N::text, false)`
+// (the text pg would have sent for it), and the COPY's query reads it back where `$N` stood as
+// `current_setting('gather.copy_N')::TYPE`, TYPE being what PostgreSQL inferred for that parameter
+// (found once per query text by PREPARE, and remembered).
 import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 
@@ -19,43 +20,16 @@ export function notePool(db: object, pool: pg.Pool): void {
   pools.set(db, pool);
 }
 
-/** A value as a quoted SQL literal (E'…'), or undefined when it is not a kind this writes. */
-function literal(value: unknown): string | undefined {
-  if (value === null || value === undefined) return 'NULL';
-  let text: string | undefined;
-  if (typeof value === 'string') text = value;
-  else if (typeof value === 'number') text = Number.isFinite(value) ? String(value) : undefined;
-  else if (typeof value === 'bigint' || typeof value === 'boolean') text = String(value);
-  else if (value instanceof Date) text = Number.isNaN(value.getTime()) ? undefined : value.toISOString();
-  else if (Array.isArray(value)) text = arrayText(value);
-  // A NUL ends the statement's text on the wire: such a value is left to the extended protocol.
-  if (text === undefined || text.includes('\0')) return undefined;
-  return `E'${text.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
-}
-
-/** A one-dimensional array of strings, numbers and nulls as PostgreSQL's array text, as pg writes it. */
-function arrayText(items: readonly unknown[]): string | undefined {
-  const parts: string[] = [];
-  for (const item of items) {
-    if (item === null || item === undefined) parts.push('NULL');
-    else if (typeof item === 'string') parts.push(`"${item.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`);
-    else if (typeof item === 'number' && Number.isFinite(item)) parts.push(String(item));
-    else return undefined;
-  }
-  return `{${parts.join(',')}}`;
+/** The session setting that carries parameter `n` (1-based) into a COPY. */
+function settingName(n: number): string {
+  return `gather.copy_${n}`;
 }
 
 /**
- * The query's text with each `$n` outside quotes, quoted names and comments replaced by its
- * parameter as a literal; undefined when a parameter cannot be written.
+ * The query's text with each `$n` outside quotes, quoted names and comments replaced by the
+ * expression `$n`'s value is read from (`expressions[n - 1]`); undefined when it names one there is not.
  */
-export function inlineParameters(text: string, parameters: readonly unknown[]): string | undefined {
-  const literals: string[] = [];
-  for (const parameter of parameters) {
-    const written = literal(parameter);
-    if (written === undefined) return undefined;
-    literals.push(written);
-  }
+export function replaceParameters(text: string, expressions: readonly string[]): string | undefined {
   let out = '';
   let from = 0;
   let i = 0;
@@ -83,9 +57,9 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
     } else if (c === '$' && /[0-9]/.test(text[i + 1] ?? '') && !/[\w$]/.test(text[i - 1] ?? '')) {
       let j = i + 1;
       while (j < length && /[0-9]/.test(text[j] ?? '')) j++;
-      const written = literals[Number(text.slice(i + 1, j)) - 1];
-      if (written === undefined) return undefined;
-      out += text.slice(from, i) + written;
+      const expression = expressions[Number(text.slice(i + 1, j)) - 1];
+      if (expression === undefined) return undefined;
+      out += text.slice(from, i) + expression;
       from = j;
       i = j;
     } else {
@@ -93,6 +67,51 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
     }
   }
   return out + text.slice(from);
+}
+
+/** Parameter types by query text, as PostgreSQL inferred them (PREPARE). */
+const parameterTypes = new Map<string, readonly string[]>();
+const REMEMBERED_QUERIES = 64;
+
+/** The types PostgreSQL infers for the query's parameters (format_type names), asked once per text. */
+async function typesOf(client: pg.PoolClient, text: string, count: number): Promise<readonly string[]> {
+  const known = parameterTypes.get(text);
+  if (known) return known;
+  // PREPARE holds the query's text only; the values are bound later, by set_config.
+  await client.query(`PREPARE gather_copy_types AS ${text}`);
+  let types: string[];
+  try {
+    const result = await client.query<{ types: string[] }>(`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'gather_copy_types'`);
+    types = result.rows[0]?.types ?? [];
+  } finally {
+    await client.query('DEALLOCATE gather_copy_types');
+  }
+  if (types.length !== count) throw new Error(`COPY: ${types.length} parameter types for ${count} parameters`);
+  if (parameterTypes.size >= REMEMBERED_QUERIES) parameterTypes.delete(parameterTypes.keys().next().value ?? '');
+  parameterTypes.set(text, types);
+  return types;
+}
+
+/**
+ * Binds the parameters to the session's settings and answers the COPY's query text, or undefined
+ * when the query's parameters cannot be carried that way (a NUL in a text, which a setting
+ * cannot hold): the caller then reads the usual way.
+ */
+async function boundCopyText(client: pg.PoolClient, query: CompiledQuery): Promise<string | undefined> {
+  const values = query.parameters;
+  if (values.some((value) => typeof value === 'string' && value.includes('\0'))) return undefined;
+  const types = values.length === 0 ? [] : await typesOf(client, query.sql, values.length);
+  const expressions = types.map((type, index) => (values[index] === null || values[index] === undefined ? `NULL::${type}` : `current_setting('${settingName(index + 1)}')::${type}`));
+  const text = replaceParameters(query.sql, expressions);
+  if (text === undefined) return undefined;
+  const bound = values.flatMap((value, index) => (value === null || value === undefined ? [] : [{ index, value }]));
+  if (bound.length > 0) {
+    // Session settings, not SET LOCAL: the COPY runs in a transaction of its own. The next COPY
+    // on this connection overwrites what it reads.
+    const calls = bound.map(({ index }, at) => `set_config('${settingName(index + 1)}', $${at + 1}::text, false)`);
+    await client.query(`SELECT ${calls.join(', ')}`, bound.map(({ value }) => value));
+  }
+  return text;
 }
 
 /** A COPY's bytes: bytes[0..length), in a buffer of a CopyBuffers. */
@@ -201,17 +220,17 @@ class CopyOut {
 /**
  * The rows of `query` in PostgreSQL's binary COPY format (read them with BinaryRows), in a buffer
  * of `buffers` (the caller tells it how many rows it read there, then when they are used); undefined when `db` is not a PostgreSQL pool
- * opened here (PGlite, a transaction) or a parameter cannot be written into the text: then the
+ * opened here (PGlite, a transaction) or a parameter cannot be carried to it (boundCopyText): then the
  * caller runs the query itself.
  */
 export async function copyBinaryRows(db: object, query: CompiledQuery, buffers: CopyBuffers): Promise<CopiedBytes | undefined> {
   const pool = pools.get(db);
   if (!pool) return undefined;
-  const text = inlineParameters(query.sql, query.parameters);
-  if (text === undefined) return undefined;
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
+    const text = await boundCopyText(client, query);
+    if (text === undefined) return undefined;
     const copy = new CopyOut(`COPY (${text}) TO STDOUT (FORMAT binary)`, buffers);
     // pg's types know query configs, not the submittable objects its client also takes.
     void client.query(copy as unknown as pg.QueryConfig);
