@@ -33,18 +33,6 @@ function fastByteaParser(fallback: ((text: string, typeId?: number) => unknown) 
   };
 }
 
-/**
- * bytea parameters as `\\x` and hex from Buffer's native encoder. PGlite's own serializer makes a
- * string per byte: storing a 20 MB photo took about 1 GB of memory and 11-15 s that way, and a
- * 100 MB one (UPLOAD_LIMIT) would exhaust the process.
- */
-function fastByteaSerializer(fallback: ((value: unknown) => string) | undefined) {
-  return (value: unknown): string => {
-    if (value instanceof Uint8Array) return '\\x' + Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
-    return fallback ? fallback(value) : String(value);
-  };
-}
-
 export type Db = Kysely<Schema>;
 export type Tx = Transaction<Schema>;
 export type DbOrTx = Db | Tx;
@@ -142,7 +130,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
       ...(options.pgliteTemplate ? { loadDataDir: options.pgliteTemplate } : {}),
       parsers: { [types.BYTEA]: fastByteaParser(types.parsers[types.BYTEA]) },
-      serializers: { [types.BYTEA]: fastByteaSerializer(types.serializers[types.BYTEA]) },
     });
     const driver = new PGliteDriver(pglite);
     const dialect: Dialect = {

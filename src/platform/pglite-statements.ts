@@ -14,7 +14,7 @@ import { PREPARED_MARKER } from './prepared-marker.ts';
 
 // Loaded dynamically, as db.ts loads this module only for a server on PGlite: the bundle hoists a
 // static import of a package to its top, which loaded PGlite's JavaScript on PostgreSQL too.
-const { parse: pgliteParse, protocol } = await import('@electric-sql/pglite');
+const { parse: pgliteParse, protocol, types } = await import('@electric-sql/pglite');
 
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocolStream']>>[number];
 
@@ -32,9 +32,6 @@ export interface StatementResult {
 }
 
 const { serialize } = protocol;
-
-/** PostgreSQL's type OID of bytea. */
-const BYTEA_OID = 17;
 
 /** Statement names are unique in the process, so two sets on one session never collide. */
 let statementCounter = 0;
@@ -174,10 +171,11 @@ export class PreparedStatements {
 
   #serialize(value: unknown, typeId: number | undefined): string | Uint8Array | null {
     if (value === null || value === undefined) return null;
-    // A bytea's bytes go as they are, in the binary format: PGlite writes a text parameter by
-    // measuring its UTF-8 length char by char in JavaScript (twice), which made storing a photo
-    // as hex cost about 0.1 CPU-s per MB.
-    if (typeId === BYTEA_OID && value instanceof Uint8Array) return value;
+    // A bytea's bytes go as they are, in the binary format (PGlite's Bind writer sends a byte
+    // array so): as hex text, PGlite measured each parameter's UTF-8 length char by char in
+    // JavaScript, twice, and storing a photo cost far more than the database's own work
+    // (bench/RESULTS.md, 2026-11-29). The one place a bytea parameter is written.
+    if (typeId === types.BYTEA && value instanceof Uint8Array) return value;
     const serializer = typeId === undefined ? undefined : this.pg.serializers[typeId];
     if (serializer) return serializer(value);
     return typeof value === 'string' ? value : String(value);

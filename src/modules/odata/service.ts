@@ -6,7 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../../context.ts';
 import { errors, isAppError } from '../../errors.ts';
 import { isAuthenticated } from '../../access/index.ts';
-import { findFormDefinition } from '../forms/repository.ts';
+import { perDefinition } from '../forms/definition-memo.ts';
 import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
 import { pickOf, repeatRowWriter, type EntityContext, type ExpandTree, type RepeatRowWriter } from './entities.ts';
@@ -44,24 +44,14 @@ interface Feedable {
 }
 
 /**
- * Feed models by form and definition (`id:hash`, the hash of the XForm, which every change of the
- * definition changes): a dashboard's page read again and again would otherwise read the form's
- * definition and build its model on every request.
+ * Feed models by form and definition: a dashboard's page read again and again would otherwise read
+ * the form's definition and build its model on every request.
  */
-const MODELS = new Map<string, ODataModel>();
-/** Forms replaced many times over in a long-lived process must not grow the models without end. */
-const MAX_MODELS = 100;
+const feedModelOf = perDefinition(odataModelOf, 100);
 
 async function loadFeed(ctx: RequestContext, rawId: string): Promise<Feedable> {
   const { form, submittedBy } = await requireForm(ctx, rawId, 'view_xform_data');
-  const key = `${form.id}:${form.hash}`;
-  let model = MODELS.get(key);
-  if (model === undefined) {
-    model = odataModelOf((await findFormDefinition(ctx.db, form.id)).json);
-    if (MODELS.size >= MAX_MODELS) MODELS.clear();
-    MODELS.set(key, model);
-  }
-  return { formId: form.id, submittedBy, model };
+  return { formId: form.id, submittedBy, model: await feedModelOf(ctx.db, form) };
 }
 
 export async function getServiceDocument(ctx: RequestContext, rawId: string, serviceUrl: string): Promise<Record<string, unknown>> {

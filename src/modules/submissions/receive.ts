@@ -10,10 +10,10 @@ import { isoTimestamp } from '../../platform/clock.ts';
 import { inTransaction, type DbOrTx } from '../../platform/db.ts';
 import { findActiveUserByUsername, findActiveUserById, type UserRow } from '../accounts/repository.ts';
 import { putBlob, type BlobContent } from '../blobs/repository.ts';
-import * as forms from '../forms/repository.ts';
+import { perDefinition } from '../forms/definition-memo.ts';
 import { readOsmAnswers, storeOsmAnswers } from '../osm/answers.ts';
 import { attachmentContentType } from './attachment-type.ts';
-import { buildFormModel, type FormModel } from '../../lib/form-model/model.ts';
+import { buildFormModel } from '../../lib/form-model/model.ts';
 import { parseInstance, type InstanceMeta } from '../../lib/instance-xml.ts';
 import * as repo from './repository.ts';
 import { queueDeliveries } from '../restservices/repository.ts';
@@ -60,18 +60,8 @@ export interface SubmissionOutcome {
   submissionDate: string;
 }
 
-const modelCache = new Map<string, FormModel>();
-
 /** Parsing needs the form's model; it is built once per form definition (hash) and process. */
-async function modelOf(db: DbOrTx, form: repo.SubmissionForm): Promise<FormModel> {
-  const key = `${form.id}:${form.hash}`;
-  const cached = modelCache.get(key);
-  if (cached) return cached;
-  const model = buildFormModel((await forms.findFormDefinition(db, form.id)).json);
-  if (modelCache.size > 1000) modelCache.clear();
-  modelCache.set(key, model);
-  return model;
-}
+const modelOf = perDefinition(buildFormModel, 1000);
 
 interface Identity {
   idString: string | undefined;

@@ -518,6 +518,13 @@ function stillAllowed(facts: SubmitFacts): RawBuilder<unknown> {
 `;
 }
 
+/** The number of rows of VALUES a batch of `count` records is sent in (see insertInstancesIfStillAllowed). */
+function batchStatementSize(count: number): number {
+  let size = 1;
+  while (size < count) size *= 2;
+  return size;
+}
+
 /**
  * insertInstanceCounted for several new records of one form, in one statement, but only if every
  * fact of a remembered submit decision still holds, read once in the same statement: the form is
@@ -528,13 +535,6 @@ function stillAllowed(facts: SubmitFacts): RawBuilder<unknown> {
  * the first is stored. `ids[i]` is the stored id of `instances[i]`, undefined when it was not
  * stored; `allowed: false` stores none, and the caller decides again from the database.
  */
-/** The number of rows of VALUES a batch of `count` records is sent in (see insertInstancesIfStillAllowed). */
-function batchStatementSize(count: number): number {
-  let size = 1;
-  while (size < count) size *= 2;
-  return size;
-}
-
 export async function insertInstancesIfStillAllowed(
   db: DbOrTx,
   instances: readonly NewInstance[],
