@@ -69,6 +69,15 @@ class ByteWriter extends Utf8Builder {
     this.len = 0;
   }
 
+  /** Bytes src[start..end) as they are. */
+  range(src: Buffer, start: number, end: number): void {
+    const length = end - start;
+    const buffer = this.ensure(length);
+    if (length > 64) src.copy(buffer, this.len, start, end);
+    else for (let i = 0; i < length; i++) buffer[this.len + i] = src[start + i] as number;
+    this.len += length;
+  }
+
   /** A string as JSON text, as JSON.stringify writes it. */
   string(text: string): void {
     const buffer = this.ensure(text.length + 2);
@@ -232,25 +241,36 @@ export interface RecordMeta {
   readonly version: string;
 }
 
-/** The meta fields under `__system`, in the order they are written, each from the record's columns and answers. */
-const SYSTEM_VALUES: ReadonlyArray<readonly [string, (answers: JsonObject, meta: RecordMeta) => unknown]> = [
-  ['submissionDate', (_, meta) => meta.submitted],
-  ['updatedAt', (_, meta) => meta.modified],
-  ['submitterName', (_, meta) => meta.submitter],
-  ['attachmentsPresent', (_, meta) => meta.media_count],
-  ['attachmentsExpected', (_, meta) => meta.total_media],
-  ['status', (answers, meta) => answers['_status'] ?? meta.status],
-  ['reviewState', (answers) => reviewStateOf(answers['_review_status'])],
-  ['edited', (_, meta) => meta.edited],
-  ['formVersion', (answers, meta) => answers['_version'] ?? meta.version],
-  ['recordId', (_, meta) => meta.id],
+/**
+ * A meta field under `__system`: from the record's columns, or from one of its answers (`answer`)
+ * when the record has it. `passes`: a value the answer gives is written as it is (not null).
+ */
+interface SystemValue {
+  readonly name: string;
+  readonly answer?: string;
+  readonly passes?: boolean;
+  readonly value: (answer: unknown, meta: RecordMeta) => unknown;
+}
+
+/** The meta fields under `__system`, in the order they are written. */
+const SYSTEM_VALUES: readonly SystemValue[] = [
+  { name: 'submissionDate', value: (_, meta) => meta.submitted },
+  { name: 'updatedAt', value: (_, meta) => meta.modified },
+  { name: 'submitterName', value: (_, meta) => meta.submitter },
+  { name: 'attachmentsPresent', value: (_, meta) => meta.media_count },
+  { name: 'attachmentsExpected', value: (_, meta) => meta.total_media },
+  { name: 'status', answer: '_status', passes: true, value: (answer, meta) => answer ?? meta.status },
+  { name: 'reviewState', answer: '_review_status', value: (answer) => reviewStateOf(answer) },
+  { name: 'edited', value: (_, meta) => meta.edited },
+  { name: 'formVersion', answer: '_version', passes: true, value: (answer, meta) => answer ?? meta.version },
+  { name: 'recordId', value: (_, meta) => meta.id },
 ];
 
 /** What an entity holds between its fixed texts: the parts that depend on the record or item. */
 type Slot =
   | { readonly kind: 'id' }
   | { readonly kind: 'parent'; readonly index: number }
-  | { readonly kind: 'system'; readonly value: (answers: JsonObject, meta: RecordMeta) => unknown }
+  | { readonly kind: 'system'; readonly system: SystemValue }
   | { readonly kind: 'answer'; readonly property: AnswerProperty }
   | { readonly kind: 'link'; readonly setName: string; readonly name: string }
   | { readonly kind: 'rows'; readonly property: RepeatProperty; readonly row: Template };
@@ -343,7 +363,7 @@ function fill(out: ByteWriter, template: Template, source: JsonObject, meta: Rec
         break;
       case 'system':
         if (meta === undefined) out.bytes(NULL_BYTES);
-        else writeValue(out, slot.value(source, meta));
+        else writeValue(out, slot.system.value(slot.system.answer === undefined ? undefined : source[slot.system.answer], meta));
         break;
       case 'answer':
         writeAnswer(out, slot.property, source[slot.property.key]);
@@ -397,27 +417,310 @@ function rowTemplate(entity: EntityModel, expand: ExpandTree, pick: Pick): Templ
   return template;
 }
 
-/** The writer of `root`'s entities for a request's $select and $expand. */
-export function submissionWriter(root: EntityModel, context: EntityContext): SubmissionWriter {
+/** The template of `root`'s entities for a request's $select and $expand. */
+function submissionTemplate(root: EntityModel, context: EntityContext): Template {
   const { template, members } = entityStart();
   const systemPick = pickOfName(context.pick, '__system');
   if (systemPick !== undefined) {
     members.next('__system');
     template.text('{');
     const system = new Members(template);
-    for (const [name, value] of SYSTEM_VALUES) {
-      if (systemPick !== true && !systemPick.has(name)) continue;
-      system.next(name);
-      template.slot({ kind: 'system', value });
+    for (const value of SYSTEM_VALUES) {
+      if (systemPick !== true && !systemPick.has(value.name)) continue;
+      system.next(value.name);
+      template.slot({ kind: 'system', system: value });
     }
     template.text('}');
   }
   templateFields(template, root.properties, root.setName, context.expand, context.pick, members);
   template.text('}');
+  return template;
+}
+
+/** The writer of `root`'s entities for a request's $select and $expand. */
+export function submissionWriter(root: EntityModel, context: EntityContext): SubmissionWriter {
+  const template = submissionTemplate(root, context);
   const out = new ByteWriter();
   return (answers, meta) => {
     out.reset();
     fill(out, template, answers, meta, [], `uuid:${meta.uuid}`);
+    return out.written;
+  };
+}
+
+/**
+ * Writes a stored record from its JSON text's UTF-8 bytes, src[start..end) (as PostgreSQL writes
+ * jsonb as text), and its columns, as the UTF-8 JSON of an entity of `Submissions`: the same bytes
+ * as a SubmissionWriter given the parsed record; a view of the writer's buffer, valid until its
+ * next entity.
+ */
+export type SubmissionBytesWriter = (src: Buffer, start: number, end: number, meta: RecordMeta) => Buffer;
+
+/**
+ * The top-level keys a template reads from a record, each with its UTF-8 bytes, found by a hash
+ * of those bytes: a record's keys are matched where they lie, no string made for them.
+ */
+class KeyTable {
+  readonly keys: Buffer[] = [];
+  private readonly byHash = new Map<number, number[]>();
+
+  /** The key's number (added when new). */
+  add(key: string): number {
+    const bytes = Buffer.from(key);
+    const hash = hashBytes(bytes, 0, bytes.length);
+    const known = this.byHash.get(hash);
+    const found = known?.find((index) => (this.keys[index] as Buffer).equals(bytes));
+    if (found !== undefined) return found;
+    this.keys.push(bytes);
+    if (known) known.push(this.keys.length - 1);
+    else this.byHash.set(hash, [this.keys.length - 1]);
+    return this.keys.length - 1;
+  }
+
+  /** The number of the key src[start..end) hashed to `hash`, or -1. */
+  find(hash: number, src: Buffer, start: number, end: number): number {
+    const known = this.byHash.get(hash);
+    if (known === undefined) return -1;
+    for (const index of known) {
+      const key = this.keys[index] as Buffer;
+      if (key.length !== end - start) continue;
+      let same = true;
+      for (let i = 0; i < key.length; i++) {
+        if (key[i] !== src[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return index;
+    }
+    return -1;
+  }
+}
+
+/** FNV-1a over bytes. */
+function hashBytes(src: Uint8Array, start: number, end: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ (src[i] as number), 0x01000193);
+  return hash;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function skipSpace(src: Buffer, at: number, end: number): number {
+  while (at < end) {
+    const c = src[at] as number;
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    at++;
+  }
+  return at;
+}
+
+/** Where the JSON value that starts at `at` ends, or -1 when the text ends first. */
+function skipValue(src: Buffer, at: number, end: number): number {
+  const first = src[at];
+  if (first === QUOTE) {
+    for (let i = at + 1; i < end; i++) {
+      const c = src[i];
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) return i + 1;
+    }
+    return -1;
+  }
+  if (first === 0x7b || first === 0x5b) {
+    let depth = 0;
+    for (let i = at; i < end; i++) {
+      const c = src[i];
+      if (c === QUOTE) {
+        for (i++; i < end; i++) {
+          const d = src[i];
+          if (d === BACKSLASH) i++;
+          else if (d === QUOTE) break;
+        }
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  let i = at;
+  while (i < end) {
+    const c = src[i];
+    if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    i++;
+  }
+  return i > at ? i : -1;
+}
+
+/**
+ * Finds the values of the table's keys in a record's JSON text: key k's value is
+ * src[starts[k]..ends[k]), starts[k] -1 when the record has no such key. False when the text is
+ * not an object as expected or a key is escaped: the caller then parses it.
+ */
+function findValues(src: Buffer, start: number, end: number, table: KeyTable, starts: Int32Array, ends: Int32Array): boolean {
+  starts.fill(-1);
+  let at = skipSpace(src, start, end);
+  if (src[at] !== 0x7b) return false;
+  at = skipSpace(src, at + 1, end);
+  if (src[at] === 0x7d) return skipSpace(src, at + 1, end) === end;
+  for (;;) {
+    if (src[at] !== QUOTE) return false;
+    const keyStart = at + 1;
+    let hash = 0x811c9dc5;
+    let i = keyStart;
+    for (; i < end; i++) {
+      const c = src[i] as number;
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) return false;
+      hash = Math.imul(hash ^ c, 0x01000193);
+    }
+    if (i >= end) return false;
+    const key = table.find(hash, src, keyStart, i);
+    at = skipSpace(src, i + 1, end);
+    if (src[at] !== 0x3a) return false;
+    at = skipSpace(src, at + 1, end);
+    const valueEnd = skipValue(src, at, end);
+    if (valueEnd < 0) return false;
+    if (key >= 0) {
+      starts[key] = at;
+      ends[key] = valueEnd;
+    }
+    at = skipSpace(src, valueEnd, end);
+    if (src[at] === 0x2c) at = skipSpace(src, at + 1, end);
+    else return src[at] === 0x7d && skipSpace(src, at + 1, end) === end;
+  }
+}
+
+/** Whether src[start..end) is a JSON string with no escape in it. */
+function plainString(src: Buffer, start: number, end: number): boolean {
+  if (src[start] !== QUOTE) return false;
+  for (let i = start + 1; i < end - 1; i++) if (src[i] === BACKSLASH) return false;
+  return true;
+}
+
+/**
+ * Whether src[start..end) is a whole number that JSON.stringify would write with the same
+ * digits: no fraction or exponent, no leading zero, no minus zero, exact as a double.
+ */
+function plainInteger(src: Buffer, start: number, end: number): boolean {
+  let i = src[start] === 0x2d ? start + 1 : start;
+  const digits = end - i;
+  if (digits < 1 || digits > 15) return false;
+  if (src[i] === 0x30) return digits === 1 && i === start;
+  for (; i < end; i++) {
+    const c = src[i] as number;
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** Whether src[start..end) is a JSON string of a date as DATE matches it. */
+function plainDate(src: Buffer, start: number, end: number): boolean {
+  if (end - start !== 12 || src[start] !== QUOTE || src[end - 1] !== QUOTE) return false;
+  for (let i = 1; i <= 10; i++) {
+    const c = src[start + i] as number;
+    if (i === 5 || i === 8 ? c !== 0x2d : c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/** The JSON value src[start..end), parsed (undefined when absent: start -1). */
+function parsedValue(src: Buffer, start: number, end: number): unknown {
+  return start < 0 ? undefined : JSON.parse(src.toString('utf8', start, end));
+}
+
+/** An answer from its JSON text, as writeAnswer writes the parsed value; the plain cases copied as they are. */
+function writeAnswerBytes(out: ByteWriter, property: AnswerProperty, src: Buffer, start: number, end: number): void {
+  if (start < 0 || src[start] === 0x6e) {
+    out.bytes(NULL_BYTES);
+    return;
+  }
+  switch (property.type) {
+    case 'Edm.Int64':
+    case 'Edm.Decimal':
+      if (plainInteger(src, start, end)) {
+        out.range(src, start, end);
+        return;
+      }
+      break;
+    case 'Edm.Date':
+      if (plainDate(src, start, end)) {
+        out.range(src, start, end);
+        return;
+      }
+      break;
+    case 'Edm.Boolean':
+      out.bytes(src[start] === 0x74 ? TRUE_BYTES : src[start] === 0x66 ? FALSE_BYTES : NULL_BYTES);
+      return;
+    case 'Edm.GeographyPoint':
+      break;
+    default:
+      if (plainString(src, start, end)) {
+        out.range(src, start, end);
+        return;
+      }
+  }
+  writeAnswer(out, property, parsedValue(src, start, end));
+}
+
+/** The template's slots with the numbers of the keys they read (-1: none). */
+function slotKeys(template: Template, table: KeyTable): Int32Array {
+  return Int32Array.from(template.slots, (slot) =>
+    slot.kind === 'answer' ? table.add(slot.property.key) : slot.kind === 'system' && slot.system.answer !== undefined ? table.add(slot.system.answer) : -1,
+  );
+}
+
+/**
+ * The writer of `root`'s entities from their records' JSON text: the values the template needs
+ * are found in the text and the plain ones (text with no escape, whole numbers, dates) copied as
+ * they are, so that no record is parsed into objects and strings only to be written again.
+ * Repeats written inline, escaped keys, an unexpected text, and keys that a parsed record would
+ * find on Object's prototype go through JSON.parse and the SubmissionWriter.
+ */
+export function submissionBytesWriter(root: EntityModel, context: EntityContext): SubmissionBytesWriter {
+  const template = submissionTemplate(root, context);
+  const parsedWriter = submissionWriter(root, context);
+  const parsed: SubmissionBytesWriter = (src, start, end, meta) => parsedWriter(JSON.parse(src.toString('utf8', start, end)) as JsonObject, meta);
+  const table = new KeyTable();
+  const keyOf = slotKeys(template, table);
+  const names = table.keys.map((key) => key.toString());
+  if (template.slots.some((slot) => slot.kind === 'rows') || names.some((name) => name in Object.prototype)) return parsed;
+  const starts = new Int32Array(table.keys.length);
+  const ends = new Int32Array(table.keys.length);
+  const { slots } = template;
+  const out = new ByteWriter();
+  return (src, start, end, meta) => {
+    if (!findValues(src, start, end, table, starts, ends)) return parsed(src, start, end, meta);
+    const texts = template.bytes;
+    const id = `uuid:${meta.uuid}`;
+    out.reset();
+    out.bytes(texts[0] as Buffer);
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as Slot;
+      const key = keyOf[i] as number;
+      switch (slot.kind) {
+        case 'id':
+          out.string(id);
+          break;
+        case 'system': {
+          const at = key < 0 ? -1 : (starts[key] as number);
+          if (at >= 0 && slot.system.passes === true && plainString(src, at, ends[key] as number)) out.range(src, at, ends[key] as number);
+          else writeValue(out, slot.system.value(at < 0 ? undefined : parsedValue(src, at, ends[key] as number), meta));
+          break;
+        }
+        case 'answer':
+          writeAnswerBytes(out, slot.property, src, starts[key] as number, ends[key] as number);
+          break;
+        case 'link':
+          out.string(`${keySegment(slot.setName, id)}/${slot.name}`);
+          break;
+        default:
+          throw new Error(`a record's template has a ${slot.kind} slot`);
+      }
+      out.bytes(texts[i + 1] as Buffer);
+    }
     return out.written;
   };
 }

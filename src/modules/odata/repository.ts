@@ -2,6 +2,7 @@
 // shows (not the data API's full record), for the records and for a repeat's rows unnested in SQL.
 import { sql, type RawBuilder } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
+import { BinaryRows, copyBinaryRows, type CopyBuffers } from '../../platform/pg-copy.ts';
 import { ordinals, rowsAreObjects, type Scope } from './scope.ts';
 
 /** Which rows of a scope: a form's live records (only the submitter's, when set), and a condition. */
@@ -102,6 +103,58 @@ export async function readRecords(db: DbOrTx, scope: Scope, read: RowRead, known
     FROM instances i ${knownJoin} ${scope.joins} WHERE ${where(scope, read)}
     ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.execute(db);
   return result.rows;
+}
+
+/** A record read by COPY: its stored text as UTF-8 bytes, src[start..end), and its columns. */
+export interface CopiedRecordRow extends Omit<RecordRow, 'json'> {
+  readonly src: Buffer;
+  readonly start: number;
+  readonly end: number;
+}
+
+const COPIED_FIELDS = 13;
+
+/**
+ * readRecords without `known`, its rows read by binary COPY on PostgreSQL (platform/pg-copy.ts):
+ * each record's stored text stays bytes in a buffer of `buffers`, which the caller gives back
+ * (`buffers.used(src, 1)`) once it has written the rows; the other columns are read now. Through
+ * the driver, every row's text was decoded into a string, which the feed then parsed. Undefined
+ * when `db` cannot COPY (PGlite, a transaction): the caller reads with readRecords.
+ */
+export async function copyRecords(db: DbOrTx, scope: Scope, read: RowRead, buffers: CopyBuffers): Promise<CopiedRecordRow[] | undefined> {
+  const iso = (column: RawBuilder<unknown>) => sql<string>`to_char(${column} AT TIME ZONE 'UTC', ${sql.raw(ISO)})`;
+  const query = sql`SELECT i.id, i.json_text, i.uuid, i.xmin::text, ${iso(sql`i.date_created`)}, ${iso(sql`i.date_modified`)},
+      (SELECT username FROM users WHERE id = i.submitted_by), i.edited, i.media_count, i.total_media, i.status, i.version, ${termsColumn(read)}
+    FROM instances i ${scope.joins} WHERE ${where(scope, read)}
+    ORDER BY ${read.order} LIMIT ${read.limit} OFFSET ${read.offset}`.compile(db);
+  const copied = await copyBinaryRows(db, query, buffers);
+  if (!copied) return undefined;
+  const { bytes } = copied;
+  const rows: CopiedRecordRow[] = [];
+  const row = new BinaryRows(bytes, copied.length, COPIED_FIELDS);
+  const { start, length } = row;
+  while (row.next()) {
+    const json = start[1] as number;
+    rows.push({
+      id: row.int32(0),
+      src: bytes,
+      start: json,
+      end: json + Math.max(0, length[1] as number),
+      uuid: row.text(2),
+      stamp: row.text(3),
+      submitted: row.text(4),
+      modified: row.text(5),
+      submitter: row.isNull(6) ? null : row.text(6),
+      edited: bytes[start[7] as number] === 1,
+      media_count: row.int32(8),
+      total_media: row.int32(9),
+      status: row.text(10),
+      version: row.text(11),
+      terms: row.isNull(12) ? null : row.text(12),
+    });
+  }
+  buffers.hold(bytes, 1);
+  return rows;
 }
 
 /** Records' stored texts and stamps by `_id` (for rows read without their text). */

@@ -9,13 +9,14 @@ import { isAuthenticated } from '../../access/index.ts';
 import { perDefinition } from '../forms/definition-memo.ts';
 import { requireForm } from '../../access/load.ts';
 import { metadataXml, serviceDocument } from './csdl.ts';
-import { pickOf, repeatRowWriter, type EntityContext, type ExpandTree, type RepeatRowWriter } from './entities.ts';
+import { pickOf, repeatRowWriter, submissionBytesWriter, type EntityContext, type ExpandTree, type RepeatRowWriter, type SubmissionBytesWriter } from './entities.ts';
+import { CopyBuffers } from '../../platform/pg-copy.ts';
 import { MEMO_PAGE, recordWriter, type RecordWriter } from './memo.ts';
 import { FilterError, type FilterNode } from './filter.ts';
 import { afterCondition, filterCondition, orderClause, orderTerms, termText } from './filter-sql.ts';
 import { findProperty, odataModelOf, parentKeyName, SYSTEM_FIELDS, type EntityModel, type ODataModel, type Property } from './model.ts';
 import { encodeSkipToken, OptionError, parseFeedOptions, type OrderItem, type SkipToken } from './options.ts';
-import { countRows, findRecordId, measureBatch, readRecords, readRecordTexts, readRepeatRows, termValues, type KnownRecordRow, type RecordRow, type RowFilter, type RowRead } from './repository.ts';
+import { copyRecords, countRows, findRecordId, measureBatch, readRecords, readRecordTexts, readRepeatRows, termValues, type KnownRecordRow, type RecordRow, type RowFilter, type RowRead } from './repository.ts';
 import { parseResource, ResourceNotFound, type Resource } from './resource.ts';
 import { scopeOf, type Scope } from './scope.ts';
 
@@ -164,8 +165,14 @@ function* entityPieces(rows: readonly PageRow[], more: boolean): Generator<Buffe
   if (size > 0) yield piece.subarray(0, size);
 }
 
+/** Rows read together, and what frees what they were read into once they are written. */
+interface Chunk {
+  readonly rows: PageRow[];
+  readonly release?: (() => void) | undefined;
+}
+
 /** Reads up to `limit` rows after a keyset position (or, on a first page, from an offset). */
-type ChunkReader = (after: SkipToken | undefined, limit: number, offset: number) => Promise<PageRow[]>;
+type ChunkReader = (after: SkipToken | undefined, limit: number, offset: number) => Promise<Chunk>;
 
 /**
  * The restriction of a key or navigation path: one record (by its `_id`, found first by its uuid,
@@ -265,12 +272,28 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
   };
   const pageSize = Math.max(1, Math.min(PAGE_SIZE, request.maxPageSize ?? PAGE_SIZE));
   const pageLimit = options.top === undefined ? pageSize : Math.min(options.top, pageSize);
-  const recordsReader = (writer: RecordWriter): ChunkReader => async (after, limit, offset) => {
-    const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.knownList));
-    return records.map((r) => ({
-      entity: () => writer.write(r),
-      token: () => ({ values: termValues(r.terms), key: [r.id] }),
-    }));
+  const recordsReader = (writer: RecordWriter, bytes: SubmissionBytesWriter | undefined): ChunkReader => {
+    // What COPY reads a chunk into, given back once the chunk is written.
+    const buffers = new CopyBuffers();
+    return async (after, limit, offset) => {
+      const copied = bytes && (await copyRecords(ctx.db, scope, rowsAfter(after, limit, offset), buffers));
+      if (bytes && copied) {
+        const src = copied[0]?.src;
+        return {
+          rows: copied.map((r) => ({ entity: () => bytes(r.src, r.start, r.end, r), token: () => ({ values: termValues(r.terms), key: [r.id] }) })),
+          release: () => {
+            if (src) buffers.used(src, 1);
+          },
+        };
+      }
+      const records = await withTexts(ctx.db, writer, await readRecords(ctx.db, scope, rowsAfter(after, limit, offset), writer.knownList));
+      return {
+        rows: records.map((r) => ({
+          entity: () => writer.write(r),
+          token: () => ({ values: termValues(r.terms), key: [r.id] }),
+        })),
+      };
+    };
   };
   const rowsReader = (write: RepeatRowWriter): ChunkReader => async (after, limit, offset) => {
     // In the rows' own order, a chunk comes from a batch of records at a time (see RecordBatch).
@@ -286,20 +309,21 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
           token: () => ({ values: termValues(r.terms), key: [r.id, ...r.positions] }),
         });
       }
-      if (!batch || out.length >= limit) return out;
+      if (!batch || out.length >= limit) return { rows: out };
       const measured = await measureBatch(ctx.db, base, batch);
-      if (measured.size < batch.size) return out;
+      if (measured.size < batch.size) return { rows: out };
       start = { values: [], key: [measured.last, ...scope.levels.map(() => PAST_POSITIONS)] };
     }
   };
+  const remembered = resource.single || pageLimit <= MEMO_PAGE;
   const read =
     entity.parents.length === 0
-      ? recordsReader(recordWriter(entity, context, resource.single || pageLimit <= MEMO_PAGE, recordId === undefined ? undefined : [recordId]))
+      ? recordsReader(recordWriter(entity, context, remembered, recordId === undefined ? undefined : [recordId]), remembered ? undefined : submissionBytesWriter(entity, context))
       : rowsReader(repeatRowWriter(entity, context));
   const contextUrl = `${request.serviceUrl}/$metadata#${entity.setName}`;
 
   if (resource.single) {
-    const [row] = await read(undefined, 1, 0);
+    const [row] = (await read(undefined, 1, 0)).rows;
     if (!row) throw errors.odataEntityNotReadable(path);
     // The only entity this request writes: its view stays as it is.
     return { chunks: [`{"@odata.context":${JSON.stringify(`${contextUrl}/$entity`)},`, row.entity().subarray(1)] };
@@ -322,10 +346,13 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
         more = true;
         break;
       }
-      if (chunk.length === 0) continue;
-      yield* entityPieces(chunk, written > 0);
-      written += chunk.length;
-      last = chunk[chunk.length - 1]?.token();
+      const { rows } = chunk;
+      if (rows.length > 0) {
+        yield* entityPieces(rows, written > 0);
+        written += rows.length;
+        last = rows[rows.length - 1]?.token();
+      }
+      chunk.release?.();
     }
     const topLeft = options.top === undefined ? undefined : options.top - written;
     const next = more && last && (topLeft === undefined || topLeft > 0) ? nextLink(request, topLeft, last) : undefined;
@@ -338,26 +365,26 @@ export async function openFeed(ctx: RequestContext, rawId: string, path: string,
  * A page's rows, chunk by chunk, each chunk's query sent before the previous chunk is written (the
  * database reads while the server writes); 'more' at the end when rows remain after the page.
  */
-async function* pageRows(read: ChunkReader, limit: number, chunk: number, start: SkipToken | undefined, skip: number): AsyncGenerator<PageRow[] | 'more'> {
-  const fetch = (after: SkipToken | undefined, offset: number, written: number): { rows: Promise<PageRow[]>; wanted: number } => {
+async function* pageRows(read: ChunkReader, limit: number, chunk: number, start: SkipToken | undefined, skip: number): AsyncGenerator<Chunk | 'more'> {
+  const fetch = (after: SkipToken | undefined, offset: number, written: number): { rows: Promise<Chunk>; wanted: number } => {
     const wanted = Math.min(written === 0 ? Math.min(FIRST_CHUNK, chunk) : chunk, limit - written);
     // One more than wanted on the page's last chunk tells whether another page follows.
     const rows = read(after, wanted === limit - written ? wanted + 1 : wanted, offset);
     rows.catch(() => undefined); // awaited below; a client gone meanwhile must not leave it unhandled
     return { rows, wanted };
   };
-  let pending: { rows: Promise<PageRow[]>; wanted: number } | undefined = fetch(start, skip, 0);
+  let pending: { rows: Promise<Chunk>; wanted: number } | undefined = fetch(start, skip, 0);
   let written = 0;
   while (pending) {
     const { rows: promise, wanted } = pending;
     pending = undefined;
-    const rows = await promise;
+    const { rows, release } = await promise;
     const more = rows.length > wanted;
     const page = more ? rows.slice(0, wanted) : rows;
     written += page.length;
     const last = page[page.length - 1];
     if (!more && page.length === wanted && written < limit && last) pending = fetch(last.token(), 0, written);
-    yield page;
+    yield { rows: page, release };
     if (more) yield 'more';
   }
 }
