@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { convert } from './convert.ts';
+import { convertToXForm } from './convert.ts';
 
 const USAGE = 'usage: gather xls2xform FORM OUT.xml [--json OUT.json] [--name ROOT]';
 
@@ -51,7 +51,7 @@ export async function runXls2xform(args: string[]): Promise<number> {
     process.stderr.write(`cannot read ${parsed.form}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  const result = convert(bytes, { fileName: basename(parsed.form), ...(parsed.name !== undefined ? { rootName: parsed.name } : {}) });
+  const result = convertToXForm(bytes, { fileName: basename(parsed.form), ...(parsed.name !== undefined ? { rootName: parsed.name } : {}) });
   if (!result.ok) {
     for (const issue of result.errors) {
       const where = [issue.sheet && `sheet '${issue.sheet}'`, issue.row !== undefined && `row ${issue.row}`, issue.column && `column '${issue.column}'`]
@@ -61,8 +61,9 @@ export async function runXls2xform(args: string[]): Promise<number> {
     }
     return 1;
   }
+  const formJson = parsed.json !== undefined ? `${JSON.stringify(result.formJson(), null, 2)}\n` : undefined;
   await writeFile(parsed.out, result.xform);
-  if (parsed.json !== undefined) await writeFile(parsed.json, `${JSON.stringify(result.formJson, null, 2)}\n`);
+  if (parsed.json !== undefined && formJson !== undefined) await writeFile(parsed.json, formJson);
   if (result.itemsetsCsv !== undefined) await writeFile(join(dirname(parsed.out), 'itemsets.csv'), result.itemsetsCsv);
   for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
   return 0;

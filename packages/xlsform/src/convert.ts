@@ -26,7 +26,27 @@ function failure(err: unknown): ConvertFailure {
 }
 
 export function convert(input: Uint8Array | string, options: ConvertOptions): ConvertSuccess | ConvertFailure {
+  return withFormJson(convertWith(input, options, undefined));
+}
+
+/**
+ * A conversion whose form JSON is made only when asked for: the command writes it only with
+ * --json, and making it is a pass over the whole form.
+ */
+export type XFormSuccess = Omit<ConvertSuccess, 'formJson'> & { formJson: () => Record<string, unknown> };
+
+/** convert() for the command: the form JSON is made on request. */
+export function convertToXForm(input: Uint8Array | string, options: ConvertOptions): XFormSuccess | ConvertFailure {
   return convertWith(input, options, undefined);
+}
+
+function withFormJson(result: XFormSuccess | ConvertFailure): ConvertSuccess | ConvertFailure {
+  if (!result.ok) return result;
+  try {
+    return { ...result, formJson: result.formJson() };
+  } catch (err) {
+    return failure(err);
+  }
 }
 
 /**
@@ -40,10 +60,10 @@ export async function convertAsync(input: Uint8Array | string, options: ConvertO
   } catch (err) {
     return failure(err);
   }
-  return convertWith(input, options, archive);
+  return withFormJson(convertWith(input, options, archive));
 }
 
-function convertWith(input: Uint8Array | string, options: ConvertOptions, archive: ZipArchive | undefined): ConvertSuccess | ConvertFailure {
+function convertWith(input: Uint8Array | string, options: ConvertOptions, archive: ZipArchive | undefined): XFormSuccess | ConvertFailure {
   try {
     const warnings: string[] = [];
     const workbook = readWorkbook(input, options.fileName, archive);
@@ -56,10 +76,10 @@ function convertWith(input: Uint8Array | string, options: ConvertOptions, archiv
     const { xml, translations } = writeXForm(tree, json);
     const languages = languageWarning(translations);
     if (languages) warnings.push(languages);
-    const result: ConvertSuccess = {
+    const result: XFormSuccess = {
       ok: true,
       xform: xml,
-      formJson: formJson(tree, json),
+      formJson: () => formJson(tree, json),
       warnings,
       idString: text(json['id_string']) ?? '',
       title: text(json['title']) ?? '',
