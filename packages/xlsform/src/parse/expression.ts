@@ -79,7 +79,8 @@ export function isReference(value: string): boolean {
 }
 
 export function hasLastSavedReference(value: string): boolean {
-  if (value.length <= 14) return false;
+  // Every question's expressions are asked: most have no last-saved reference to parse for.
+  if (value.length <= 14 || !value.includes('${last-saved#')) return false;
   const refs = parseReferences(value);
   return refs !== 'malformed' && refs.some((r) => r.lastSaved);
 }

@@ -140,8 +140,11 @@ function contextOf(e: Question | Section): string {
 function lastSavedNeeded(q: Question): boolean {
   if (q.defaultValue && hasLastSavedReference(q.defaultValue)) return true;
   if (q.choiceFilter && hasLastSavedReference(q.choiceFilter)) return true;
-  for (const [k, v] of Object.entries(q.bind ?? {})) {
-    if (EXPRESSION_BINDS.includes(k) && typeof v === 'string' && hasLastSavedReference(v)) return true;
+  const bind = q.bind;
+  if (bind === undefined) return false;
+  for (const key of EXPRESSION_BINDS) {
+    const v = bind[key];
+    if (typeof v === 'string' && hasLastSavedReference(v)) return true;
   }
   return false;
 }
