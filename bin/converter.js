@@ -2,9 +2,17 @@
 // server (bundling and loading the server took over a second per call; the converter needs none
 // of it). It is built by esbuild the first time and again whenever a source changes, and lives
 // under node_modules so that its imports of packages resolve as the sources' do.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//
+// The bundle is a script run through node:vm with V8's code cache beside it, not an ES module:
+// parsing and compiling the converter's functions were a large part of a short command, and
+// node 20 offers no code cache to ES modules. The cache is only ever an optimisation: missing,
+// stale (another bundle, node or V8 flags: V8 rejects it) or unwritable, the script compiles
+// from source as before.
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const sources = join(root, 'packages/xlsform/src');
@@ -44,7 +52,8 @@ function fnv1a(text, basis) {
  * read-only install: the caller then runs the sources another way).
  */
 export async function converterBundle() {
-  const file = join(cacheDir, `xls2xform-${fingerprint()}.mjs`);
+  const name = `xls2xform-${fingerprint()}`;
+  const file = join(cacheDir, `${name}.cjs`);
   if (existsSync(file)) return file;
   try {
     const { buildSync } = await import('esbuild');
@@ -52,9 +61,11 @@ export async function converterBundle() {
       entryPoints: [entry],
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       target: 'node20',
       packages: 'external',
+      // The script is given its own URL (loadConverter) where the sources read import.meta.url.
+      define: { 'import.meta.url': 'bundleUrl' },
       write: false,
       logLevel: 'error',
     }).outputFiles[0].contents;
@@ -64,11 +75,43 @@ export async function converterBundle() {
     writeFileSync(partial, code);
     renameSync(partial, file);
     for (const old of readdirSync(cacheDir)) {
-      if (old.startsWith('xls2xform-') && join(cacheDir, old) !== file) rmSync(join(cacheDir, old), { force: true });
+      if (old.startsWith('xls2xform-') && !old.startsWith(`${name}.`)) rmSync(join(cacheDir, old), { force: true });
     }
     return file;
   } catch (error) {
     if (error instanceof Error && 'code' in error && ['EACCES', 'EROFS', 'EPERM'].includes(String(error.code))) return undefined;
     throw error;
   }
+}
+
+/**
+ * The converter bundle's command, compiled with the code cache when there is a usable one.
+ * `saveCache` writes one, when there was none or V8 refused it, once the command has run (so
+ * that it holds the functions compiled while converting, not only the top level); a cache that
+ * cannot be written is ignored.
+ */
+export function loadConverter(file) {
+  const cacheFile = `${file.slice(0, -'.cjs'.length)}.${process.version}-${process.arch}.cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  // The wrapper stays on the source's first line so that stack traces keep their line numbers.
+  const source = `(function (exports, require, module, __filename, __dirname, bundleUrl) {${readFileSync(file, 'utf8')}\n})`;
+  const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href);
+  const saveCache = () => {
+    if (cachedData && !script.cachedDataRejected) return;
+    const partial = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      writeFileSync(partial, script.createCachedData());
+      renameSync(partial, cacheFile);
+    } catch {
+      rmSync(partial, { force: true });
+    }
+  };
+  return { runXls2xform: module.exports.runXls2xform, saveCache };
 }

@@ -62,11 +62,12 @@ async function runConverter() {
   // The command lives a third of a second: TurboFan's compiles of what gets warm cost more CPU
   // than the optimised code gives back before the process ends (bench/RESULTS.md, 2026-11-28).
   (await import('node:v8')).setFlagsFromString('--no-opt');
-  const { converterBundle } = await import('./converter.js');
+  const { converterBundle, loadConverter } = await import('./converter.js');
   const file = await converterBundle();
   if (!file) return false;
-  const { runXls2xform } = await import(pathToFileURL(file).href);
+  const { runXls2xform, saveCache } = loadConverter(file);
   process.exitCode = await runXls2xform(process.argv.slice(3));
+  saveCache();
   return true;
 }
 

@@ -69,6 +69,9 @@ export async function runXls2xform(args: string[]): Promise<number> {
   return 0;
 }
 
+// Not a top-level await: bin/converter.js bundles this file as a script, which cannot have one.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await runXls2xform(process.argv.slice(2));
+  void runXls2xform(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }
