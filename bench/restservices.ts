@@ -16,7 +16,7 @@ import { Pool } from 'undici';
 import pg from 'pg';
 import { createAccount, postgresAvailable, printTable, startServer, type Backend } from './_server.ts';
 import { benchInstance, submissionBody, publishBenchForm } from './_instances.ts';
-import { cpuSeconds, loadAverage } from './_proc.ts';
+import { cpuSeconds, loadAverage, machineCheckMs } from './_proc.ts';
 import { backendCpu, backendCpuUsed, serverDatabase } from './ingest.ts';
 
 const CONCURRENCY = 32;
@@ -162,6 +162,7 @@ export async function main(args: string[]): Promise<void> {
   const claims: string[] = [];
   const trickles: string[] = [];
   let port = 18_900;
+  const checkBefore = machineCheckMs();
   for (const backend of backends) {
     const perRound: number[] = [];
     for (let round = 1; round <= rounds; round++) {
@@ -236,4 +237,5 @@ export async function main(args: string[]): Promise<void> {
   for (const line of trickles) console.log(line);
   for (const line of claims) console.log(line);
   console.log(`load average at the end of each row: ${loads.join('; ')}`);
+  console.log(`machine check: ${checkBefore} ms before the runs, ${machineCheckMs()} ms after`);
 }
