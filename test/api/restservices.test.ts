@@ -32,6 +32,8 @@ interface Received {
 class Receiver {
   readonly received: Received[] = [];
   answer: (path: string, count: number) => number | undefined = () => 200;
+  /** Paths answered with `Connection: close`: the connection ends after each answer. */
+  readonly closing = new Set<string>();
   readonly #server: Server;
   readonly #hanging = new Set<ServerResponse>();
   readonly #counts = new Map<string, number>();
@@ -50,6 +52,7 @@ class Receiver {
           return;
         }
         if (status >= 200 && status < 300) this.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+        if (this.closing.has(path)) res.setHeader('connection', 'close');
         res.writeHead(status).end();
       });
     });
@@ -303,6 +306,35 @@ describe('REST services', () => {
     assert.equal((JSON.parse(receiver.at('/flaky')[0]?.body ?? '{}') as Record<string, unknown>)['_uuid'], uuid);
     const log = (await call('GET', `/api/v1/restservices/${String(created['id'])}`, bob)).json().delivery as Record<string, unknown>;
     assert.deepEqual([log['attempts'], log['last_status'], log['last_error'], log['pending'], log['delivered']], [0, 200, null, 0, 1]);
+  });
+
+  test('a receiver that closes its connection after each answer gets every record of a burst', async () => {
+    // Deliveries are pipelined: those written behind an answer that closed the connection are sent
+    // again on a new one (at least once: a receiver that had read them may see them twice).
+    const closingForm = await publishForm(server.app, bob, formFile(householdCsv('household_closing'), 'household.csv'));
+    receiver.closing.add('/closing');
+    const created = await create(bob, { xform: closingForm, name: 'generic_json', service_url: receiver.url('/closing') });
+    const uuidOf = (r: Received): unknown => (JSON.parse(r.body) as Record<string, unknown>)['_uuid'];
+    const burst = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
+      const uuid = randomUUID();
+      const res = await postSubmission(server.app, `/${bob.username}/submission`, householdXml({ uuid, name: `Closing ${i}`, formId: 'household_closing' }), {
+        authorization: basic(bob.username, bob.password),
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      return uuid;
+    }));
+    await waitFor('the burst', () => burst.every((uuid) => receiver.at('/closing').some((r) => uuidOf(r) === uuid)), 15_000);
+    let log: Record<string, unknown> = {};
+    // The log's counts and the queue are read by two statements: looked at until they agree.
+    for (let look = 0; look < 200 && (log['pending'] !== 0 || log['delivered'] !== burst.length); look++) {
+      if (look > 0) await new Promise((r) => setTimeout(r, 50));
+      log = (await call('GET', `/api/v1/restservices/${String(created['id'])}`, bob)).json().delivery as Record<string, unknown>;
+    }
+    assert.equal(log['pending'], 0);
+    assert.equal(log['delivered'], burst.length);
+    assert.equal(log['last_status'], 200);
+    assert.equal(log['last_error'], null);
+    assert.equal(new Set(receiver.at('/closing').map(uuidOf)).size, burst.length);
   });
 
   test('a receiver that never answers delays neither submissions nor another form’s deliveries', async () => {

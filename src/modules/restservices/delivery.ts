@@ -11,19 +11,18 @@
 // service in back-off costs nothing; one that never answers holds at most one loop, for one
 // record (a failing service is probed one record at a time), for REST_SERVICE_TIMEOUT.
 //
-// A healthy service gets its records as a stream (serveService): PARALLEL in flight over
-// kept-alive connections, the next BATCH read while the last is sent, the delivered removed from
+// A healthy service gets its records in bursts (serveService): up to PARALLEL pipelined over a
+// few kept-alive connections, the next BATCH read while a burst is out, the delivered removed from
 // the queue a batch at a time. A caught-up service is read again LINGER_MS after a short read,
 // and let go when a read finds nothing. Delivery is at least once: a process killed after a POST and
 // before the removal sends that record again (same X-Gather-Delivery id) after the restart.
 // Idle loops sleep pollMs between looks, or less when woken by records queued (wakeup.ts).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Agent } from 'undici';
 import type { AppDeps } from '../../context.ts';
 import { claimantName, claimIsAbandoned } from '../../jobs/claimant.ts';
 import type { JobLog } from '../../jobs/log.ts';
-import { guardedAgent } from '../../platform/remote-fetch.ts';
+import { guardedAgent, type GuardedAgent } from '../../platform/remote-fetch.ts';
 import { recordTextsById } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { deliveryTarget, postDelivery, type DeliveryResult } from './sender.ts';
@@ -31,8 +30,14 @@ import { watchQueued } from './wakeup.ts';
 
 /** Records read per query. */
 const BATCH = 128;
-/** Deliveries in flight per service. */
+/** Deliveries in flight per service: a burst's most. */
 const PARALLEL = 32;
+/**
+ * Connections per service's origin, each with PARALLEL / CONNECTIONS deliveries pipelined: a burst
+ * goes out in one write a connection and its answers come back a few to a read, where a connection
+ * a delivery costs a write and a wake-up each.
+ */
+const CONNECTIONS = 4;
 /** How often a hold removes what it delivered from the queue. */
 const CHECKPOINT_MS = 250;
 /** The first look after a loop's service ran out of records; then twice as long each time, up to pollMs. */
@@ -74,10 +79,20 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
   const claimant = `${claimantName()}:rest${randomBytes(4).toString('hex')}`;
   const leaseMs = 2 * config.restServiceTimeoutMs + 15_000;
   const baseUrl = config.baseUrl ?? `http://${config.host}:${config.port}`;
-  // The connection pool is made when a service is first served (remote-fetch.ts loads undici then).
-  let agent: Promise<Agent> | undefined;
-  const pool = (): Promise<Agent> =>
-    (agent ??= guardedAgent({ allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, connections: PARALLEL }));
+  // Each service has connections of its own, made when it is first served (remote-fetch.ts loads
+  // undici then): deliveries pipelined behind a slow answer wait for it, and another service's,
+  // though at the same origin, must not.
+  const agents = new Map<number, Promise<GuardedAgent>>();
+  const pool = (serviceId: number): Promise<GuardedAgent> => {
+    let made = agents.get(serviceId);
+    if (!made) {
+      made = guardedAgent({
+        allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, connections: CONNECTIONS, pipelining: PARALLEL / CONNECTIONS,
+      });
+      agents.set(serviceId, made);
+    }
+    return made;
+  };
   const shutdown = new AbortController();
   let stopped = false;
   let sleepers = new Set<() => void>();
@@ -110,7 +125,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
     const service = await repo.claimDueService(deps.db, now, lockedBy, new Date(now.getTime() + leaseMs));
     if (!service) return false;
     try {
-      await serveService(deps, { service, lockedBy, agent: await pool(), baseUrl, signal: shutdown.signal });
+      await serveService(deps, { service, lockedBy, agent: await pool(service.id), baseUrl, signal: shutdown.signal });
     } catch (error) {
       options.log('error', `REST service ${service.id}: delivery failed unexpectedly`, error);
       await repo.settleService(deps.db, service.id, lockedBy, {
@@ -149,7 +164,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
       stopped = true;
       shutdown.abort();
       // Fails the deliveries in flight at once; their senders see the abort and leave them queued.
-      const closing = agent?.then((made) => made.destroy());
+      const closing = Promise.all([...agents.values()].map((agent) => agent.then((made) => made.dispatcher.destroy())));
       await stopWatching();
       wake();
       await loops.catch(() => undefined);
@@ -173,7 +188,7 @@ async function releaseAbandoned(deps: AppDeps, log: JobLog): Promise<void> {
 interface ServeContext {
   service: repo.ClaimedService;
   lockedBy: string;
-  agent: Agent;
+  agent: GuardedAgent;
   baseUrl: string;
   signal: AbortSignal;
 }
@@ -184,11 +199,11 @@ interface Ready {
 }
 
 /**
- * One hold of a service: its queued records streamed out PARALLEL at a time. The next BATCH is
- * read (and its bodies rendered) while the last one is still being sent, and what was delivered
- * is removed from the queue every CHECKPOINT_MS, so the senders never wait for a whole batch's
- * slowest answer or for the bookkeeping. The hold ends when a read comes back short and all that
- * was read is sent, at the first failure, or after HOLD_MS (then other services get their turn).
+ * One hold of a service: its queued records sent in bursts of up to PARALLEL. The next BATCH is
+ * read (and its bodies rendered) while a burst is out, and what was delivered is removed from the
+ * queue every CHECKPOINT_MS, so the bursts never wait for the bookkeeping. The hold ends when a
+ * read comes back short and all that was read is sent, at the first failure, or after HOLD_MS
+ * (then other services get their turn).
  */
 async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const { service, lockedBy } = ctx;
@@ -268,41 +283,54 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   }, Math.min(deps.config.restServiceTimeoutMs, HOLD_MS));
 
   const goOn = (): boolean => !failed && readError === undefined && !ctx.signal.aborted && Date.now() - startedAt < HOLD_MS;
-  const sender = async (): Promise<void> => {
-    while (goOn()) {
-      if (ready.length <= PARALLEL && !drained) readMore().catch((error: unknown) => (readError = error));
-      const item = ready.shift();
-      if (!item) {
-        if (drained && reading === undefined) return;
-        try {
-          await readMore();
-        } catch (error) {
-          readError = error;
-          return;
-        }
-        continue;
+  /**
+   * Sends what is ready as one burst, dispatched together (one write a connection), and waits for
+   * all its answers: while they come back the next records gather, so a busy service's records go
+   * out a burst per round trip rather than one write and one wake-up each.
+   */
+  const sendBurst = async (burst: readonly Ready[]): Promise<void> => {
+    const nowMs = deps.clock.now().getTime();
+    const sending: Promise<DeliveryResult>[] = [];
+    ctx.agent.together(() => {
+      for (const { queued: q, body } of burst) {
+        sending.push(postDelivery(ctx.agent.dispatcher, target, { body, contentType, event: q.event, deliveryId: q.id, secret, nowMs }));
       }
-      const { queued: q, body } = item;
-      const result = await postDelivery(ctx.agent, target, {
-        body, contentType, event: q.event, deliveryId: q.id, secret, nowMs: deps.clock.now().getTime(),
-      });
-      if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
+    });
+    const results = await Promise.all(sending);
+    if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
+    const now = deps.clock.now().getTime();
+    burst.forEach(({ queued: q }, i) => {
+      const result = results[i];
+      if (!result) return;
       if (result.ok) {
         done.push(q.id);
         delivered += 1;
       } else {
         failed = true;
-        if (deps.clock.now().getTime() - q.created_at.getTime() >= deps.config.restServiceRetryMs) {
+        if (now - q.created_at.getTime() >= deps.config.restServiceRetryMs) {
           done.push(q.id);
           dropped += 1;
         }
       }
       if (!last || !result.ok) last = result;
-    }
+    });
   };
   try {
     await readMore();
-    await Promise.all(Array.from({ length: drained ? Math.max(1, ready.length) : PARALLEL }, () => sender()));
+    while (goOn()) {
+      // The next records are read while this burst is out.
+      if (ready.length <= PARALLEL && !drained) readMore().catch((error: unknown) => (readError = error));
+      if (ready.length === 0) {
+        if (drained && reading === undefined) break;
+        try {
+          await readMore();
+        } catch (error) {
+          readError = error;
+        }
+        continue;
+      }
+      await sendBurst(ready.splice(0, PARALLEL));
+    }
     await reading?.catch(() => undefined);
   } finally {
     clearInterval(checkpoints);

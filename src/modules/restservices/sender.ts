@@ -90,7 +90,10 @@ export function postDelivery(dispatcher: Dispatcher, target: DeliveryTarget, del
   }
   return new Promise((resolve) => {
     try {
-      dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: delivery.body }, new AnswerHandler(resolve));
+      // Idempotent and not blocking, so that undici pipelines deliveries on a connection: each is
+      // at least once already (a receiver drops a repeat by X-Gather-Delivery), and a request
+      // undici sends again after a connection closed under it is one more such repeat.
+      dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: delivery.body, idempotent: true, blocking: false }, new AnswerHandler(resolve));
     } catch (error) {
       resolve(failure(error));
     }
