@@ -351,5 +351,5 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
 /** Each record's body: its JSON as the data API shows it, or its submitted XML. */
 async function loadBodies(deps: AppDeps, service: repo.ClaimedService, ids: readonly number[], baseUrl: string): Promise<Map<number, string>> {
   if (service.name === 'generic_xml') return repo.recordXmls(deps.db, service.form_id, ids);
-  return recordTextsById(deps.db, service.form_id, baseUrl, ids);
+  return recordTextsById(deps.db, service.form_id, baseUrl, ids, 'rest-record-texts');
 }
