@@ -288,6 +288,11 @@ export class BinaryRows {
     return true;
   }
 
+  /** Where field `field`'s bytes end (its start for a NULL). */
+  fieldEnd(field: number): number {
+    return (this.start[field] as number) + Math.max(0, this.length[field] as number);
+  }
+
   isNull(field: number): boolean {
     return (this.length[field] as number) < 0;
   }

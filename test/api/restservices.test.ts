@@ -82,9 +82,9 @@ class Receiver {
   }
 }
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -326,10 +326,10 @@ describe('REST services', () => {
     await waitFor('the burst', () => burst.every((uuid) => receiver.at('/closing').some((r) => uuidOf(r) === uuid)), 15_000);
     let log: Record<string, unknown> = {};
     // The log's counts and the queue are read by two statements: looked at until they agree.
-    for (let look = 0; look < 200 && (log['pending'] !== 0 || log['delivered'] !== burst.length); look++) {
-      if (look > 0) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the log to count the burst', async () => {
       log = (await call('GET', `/api/v1/restservices/${String(created['id'])}`, bob)).json().delivery as Record<string, unknown>;
-    }
+      return log['pending'] === 0 && log['delivered'] === burst.length;
+    });
     assert.equal(log['pending'], 0);
     assert.equal(log['delivered'], burst.length);
     assert.equal(log['last_status'], 200);

@@ -61,9 +61,8 @@ export async function runXls2xform(args: string[]): Promise<number> {
     }
     return 1;
   }
-  const formJson = parsed.json !== undefined ? `${JSON.stringify(result.formJson(), null, 2)}\n` : undefined;
   await writeFile(parsed.out, result.xform);
-  if (parsed.json !== undefined && formJson !== undefined) await writeFile(parsed.json, formJson);
+  if (parsed.json !== undefined) await writeFile(parsed.json, `${JSON.stringify(result.formJson(), null, 2)}\n`);
   if (result.itemsetsCsv !== undefined) await writeFile(join(dirname(parsed.out), 'itemsets.csv'), result.itemsetsCsv);
   for (const warning of result.warnings) process.stderr.write(`warning: ${warning}\n`);
   return 0;

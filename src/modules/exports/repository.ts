@@ -68,12 +68,10 @@ const RECORD_FIELDS = 10;
 function copiedRows({ bytes, length: end }: CopiedBytes): ExportRecordRow[] {
   const rows: ExportRecordRow[] = [];
   const row = new BinaryRows(bytes, end, RECORD_FIELDS);
-  const { start, length } = row;
   while (row.next()) {
-    const json = start[1] as number;
     rows.push({
       id: row.int32(0),
-      json_text: { src: bytes, start: json, end: json + Math.max(0, length[1] as number) },
+      json_text: { src: bytes, start: row.start[1] as number, end: row.fieldEnd(1) },
       uuid: row.text(2),
       submission_time: row.float64(3),
       date_modified: row.float64(4),

@@ -3,6 +3,7 @@
 // import jobs.
 import { sql, type RawBuilder } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
+import { preparedMarker } from '../../platform/prepared-marker.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
 import { QUEUE_EDITED_RECORDS, QUEUE_INSERTED_RECORD } from '../restservices/repository.ts';
 
@@ -176,7 +177,7 @@ const RECORD_ROW = sql.raw('r (seq, uuid, xml, json, version, submitted_by, date
 export async function insertRecords(db: DbOrTx, options: ApplyOptions, rows: readonly StagedRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const { formId, now, status } = options;
-  const prepared = sql.raw(rows.length === RECORD_BATCH_ROWS ? `/* prepared:import-insert-records-${RECORD_BATCH_ROWS} */ ` : '');
+  const prepared = sql.raw(rows.length === RECORD_BATCH_ROWS ? preparedMarker(`import-insert-records-${RECORD_BATCH_ROWS}`) : '');
   const result = await sql<{ n: number }>`${prepared}WITH ins AS (INSERT INTO instances
       (form_id, uuid, xml, json, version, status, submitted_by, date_created, date_modified, total_media, has_geopoint, repeat_counts)
     SELECT ${formId}, r.uuid, r.xml, r.json, r.version, ${status}, r.submitted_by, coalesce(r.date_created, ${now}::timestamptz),

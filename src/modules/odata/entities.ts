@@ -3,6 +3,7 @@
 // repeats as navigation links or, when expanded, as arrays of their rows.
 import { parentKeyName, type AnswerProperty, type EntityModel, type Property, type RepeatProperty } from './model.ts';
 import { Utf8Builder } from '../../lib/utf8-builder.ts';
+import { MISSING, NUMBER, OTHER, RawRecordReader, TEXT } from '../../lib/writers/csv/raw-json.ts';
 
 type JsonObject = Readonly<Record<string, unknown>>;
 
@@ -457,150 +458,6 @@ export function submissionWriter(root: EntityModel, context: EntityContext): Sub
 export type SubmissionBytesWriter = (src: Buffer, start: number, end: number, meta: RecordMeta) => Buffer;
 
 /**
- * The top-level keys a template reads from a record, each with its UTF-8 bytes, found by a hash
- * of those bytes: a record's keys are matched where they lie, no string made for them.
- */
-class KeyTable {
-  readonly keys: Buffer[] = [];
-  private readonly byHash = new Map<number, number[]>();
-
-  /** The key's number (added when new). */
-  add(key: string): number {
-    const bytes = Buffer.from(key);
-    const hash = hashBytes(bytes, 0, bytes.length);
-    const known = this.byHash.get(hash);
-    const found = known?.find((index) => (this.keys[index] as Buffer).equals(bytes));
-    if (found !== undefined) return found;
-    this.keys.push(bytes);
-    if (known) known.push(this.keys.length - 1);
-    else this.byHash.set(hash, [this.keys.length - 1]);
-    return this.keys.length - 1;
-  }
-
-  /** The number of the key src[start..end) hashed to `hash`, or -1. */
-  find(hash: number, src: Buffer, start: number, end: number): number {
-    const known = this.byHash.get(hash);
-    if (known === undefined) return -1;
-    for (const index of known) {
-      const key = this.keys[index] as Buffer;
-      if (key.length !== end - start) continue;
-      let same = true;
-      for (let i = 0; i < key.length; i++) {
-        if (key[i] !== src[start + i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return index;
-    }
-    return -1;
-  }
-}
-
-/** FNV-1a over bytes. */
-function hashBytes(src: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ (src[i] as number), 0x01000193);
-  return hash;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-function skipSpace(src: Buffer, at: number, end: number): number {
-  while (at < end) {
-    const c = src[at] as number;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    at++;
-  }
-  return at;
-}
-
-/** Where the JSON value that starts at `at` ends, or -1 when the text ends first. */
-function skipValue(src: Buffer, at: number, end: number): number {
-  const first = src[at];
-  if (first === QUOTE) {
-    for (let i = at + 1; i < end; i++) {
-      const c = src[i];
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) return i + 1;
-    }
-    return -1;
-  }
-  if (first === 0x7b || first === 0x5b) {
-    let depth = 0;
-    for (let i = at; i < end; i++) {
-      const c = src[i];
-      if (c === QUOTE) {
-        for (i++; i < end; i++) {
-          const d = src[i];
-          if (d === BACKSLASH) i++;
-          else if (d === QUOTE) break;
-        }
-      } else if (c === 0x7b || c === 0x5b) depth++;
-      else if (c === 0x7d || c === 0x5d) {
-        depth--;
-        if (depth === 0) return i + 1;
-      }
-    }
-    return -1;
-  }
-  let i = at;
-  while (i < end) {
-    const c = src[i];
-    if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
-    i++;
-  }
-  return i > at ? i : -1;
-}
-
-/**
- * Finds the values of the table's keys in a record's JSON text: key k's value is
- * src[starts[k]..ends[k]), starts[k] -1 when the record has no such key. False when the text is
- * not an object as expected or a key is escaped: the caller then parses it.
- */
-function findValues(src: Buffer, start: number, end: number, table: KeyTable, starts: Int32Array, ends: Int32Array): boolean {
-  starts.fill(-1);
-  let at = skipSpace(src, start, end);
-  if (src[at] !== 0x7b) return false;
-  at = skipSpace(src, at + 1, end);
-  if (src[at] === 0x7d) return skipSpace(src, at + 1, end) === end;
-  for (;;) {
-    if (src[at] !== QUOTE) return false;
-    const keyStart = at + 1;
-    let hash = 0x811c9dc5;
-    let i = keyStart;
-    for (; i < end; i++) {
-      const c = src[i] as number;
-      if (c === QUOTE) break;
-      if (c === BACKSLASH) return false;
-      hash = Math.imul(hash ^ c, 0x01000193);
-    }
-    if (i >= end) return false;
-    const key = table.find(hash, src, keyStart, i);
-    at = skipSpace(src, i + 1, end);
-    if (src[at] !== 0x3a) return false;
-    at = skipSpace(src, at + 1, end);
-    const valueEnd = skipValue(src, at, end);
-    if (valueEnd < 0) return false;
-    if (key >= 0) {
-      starts[key] = at;
-      ends[key] = valueEnd;
-    }
-    at = skipSpace(src, valueEnd, end);
-    if (src[at] === 0x2c) at = skipSpace(src, at + 1, end);
-    else return src[at] === 0x7d && skipSpace(src, at + 1, end) === end;
-  }
-}
-
-/** Whether src[start..end) is a JSON string with no escape in it. */
-function plainString(src: Buffer, start: number, end: number): boolean {
-  if (src[start] !== QUOTE) return false;
-  for (let i = start + 1; i < end - 1; i++) if (src[i] === BACKSLASH) return false;
-  return true;
-}
-
-/**
  * Whether src[start..end) is a whole number that JSON.stringify would write with the same
  * digits: no fraction or exponent, no leading zero, no minus zero, exact as a double.
  */
@@ -616,102 +473,98 @@ function plainInteger(src: Buffer, start: number, end: number): boolean {
   return true;
 }
 
-/** Whether src[start..end) is a JSON string of a date as DATE matches it. */
+/** Whether the text src[start..end) (inside its quotes) is a date as DATE matches it. */
 function plainDate(src: Buffer, start: number, end: number): boolean {
-  if (end - start !== 12 || src[start] !== QUOTE || src[end - 1] !== QUOTE) return false;
-  for (let i = 1; i <= 10; i++) {
+  if (end - start !== 10) return false;
+  for (let i = 0; i < 10; i++) {
     const c = src[start + i] as number;
-    if (i === 5 || i === 8 ? c !== 0x2d : c < 0x30 || c > 0x39) return false;
+    if (i === 4 || i === 7 ? c !== 0x2d : c < 0x30 || c > 0x39) return false;
   }
   return true;
 }
 
-/** The JSON value src[start..end), parsed (undefined when absent: start -1). */
-function parsedValue(src: Buffer, start: number, end: number): unknown {
-  return start < 0 ? undefined : JSON.parse(src.toString('utf8', start, end));
-}
-
-/** An answer from its JSON text, as writeAnswer writes the parsed value; the plain cases copied as they are. */
-function writeAnswerBytes(out: ByteWriter, property: AnswerProperty, src: Buffer, start: number, end: number): void {
-  if (start < 0 || src[start] === 0x6e) {
+/**
+ * An answer from the value the reader found in its slot (-1: the template reads none), as
+ * writeAnswer writes the parsed value; the plain cases copied as they are.
+ */
+function writeAnswerBytes(out: ByteWriter, property: AnswerProperty, reader: RawRecordReader, slot: number, src: Buffer): void {
+  const kind = slot < 0 ? MISSING : (reader.kindOf[slot] as number);
+  const start = reader.startOf[slot] as number;
+  const end = reader.endOf[slot] as number;
+  // A value of kind OTHER is true, false, null, an array or an object, as written.
+  if (kind === MISSING || (kind === OTHER && src[start] === 0x6e)) {
     out.bytes(NULL_BYTES);
     return;
   }
   switch (property.type) {
     case 'Edm.Int64':
     case 'Edm.Decimal':
-      if (plainInteger(src, start, end)) {
+      if (kind === NUMBER && plainInteger(src, start, end)) {
         out.range(src, start, end);
         return;
       }
       break;
     case 'Edm.Date':
-      if (plainDate(src, start, end)) {
-        out.range(src, start, end);
+      if (kind === TEXT && plainDate(src, start, end)) {
+        out.range(src, start - 1, end + 1);
         return;
       }
       break;
     case 'Edm.Boolean':
-      out.bytes(src[start] === 0x74 ? TRUE_BYTES : src[start] === 0x66 ? FALSE_BYTES : NULL_BYTES);
+      out.bytes(kind !== OTHER ? NULL_BYTES : src[start] === 0x74 ? TRUE_BYTES : src[start] === 0x66 ? FALSE_BYTES : NULL_BYTES);
       return;
     case 'Edm.GeographyPoint':
       break;
     default:
-      if (plainString(src, start, end)) {
-        out.range(src, start, end);
+      // A text with no escape, its quotes included.
+      if (kind === TEXT) {
+        out.range(src, start - 1, end + 1);
         return;
       }
   }
-  writeAnswer(out, property, parsedValue(src, start, end));
-}
-
-/** The template's slots with the numbers of the keys they read (-1: none). */
-function slotKeys(template: Template, table: KeyTable): Int32Array {
-  return Int32Array.from(template.slots, (slot) =>
-    slot.kind === 'answer' ? table.add(slot.property.key) : slot.kind === 'system' && slot.system.answer !== undefined ? table.add(slot.system.answer) : -1,
-  );
+  writeAnswer(out, property, reader.value(slot));
 }
 
 /**
  * The writer of `root`'s entities from their records' JSON text: the values the template needs
- * are found in the text and the plain ones (text with no escape, whole numbers, dates) copied as
- * they are, so that no record is parsed into objects and strings only to be written again.
- * Repeats written inline, escaped keys, an unexpected text, and keys that a parsed record would
- * find on Object's prototype go through JSON.parse and the SubmissionWriter.
+ * are found in the text (the exports' RawRecordReader) and the plain ones (text with no escape,
+ * whole numbers, dates) copied as they are, so that no record is parsed into objects and strings
+ * only to be written again. Repeats written inline, a text that is not an object, and keys that
+ * a parsed record would find on Object's prototype go through JSON.parse and the SubmissionWriter.
  */
 export function submissionBytesWriter(root: EntityModel, context: EntityContext): SubmissionBytesWriter {
   const template = submissionTemplate(root, context);
   const parsedWriter = submissionWriter(root, context);
   const parsed: SubmissionBytesWriter = (src, start, end, meta) => parsedWriter(JSON.parse(src.toString('utf8', start, end)) as JsonObject, meta);
-  const table = new KeyTable();
-  const keyOf = slotKeys(template, table);
-  const names = table.keys.map((key) => key.toString());
-  if (template.slots.some((slot) => slot.kind === 'rows') || names.some((name) => name in Object.prototype)) return parsed;
-  const starts = new Int32Array(table.keys.length);
-  const ends = new Int32Array(table.keys.length);
   const { slots } = template;
+  const keys = slots.map((slot) => (slot.kind === 'answer' ? slot.property.key : slot.kind === 'system' ? slot.system.answer : undefined));
+  if (slots.some((slot) => slot.kind === 'rows') || keys.some((key) => key !== undefined && key in Object.prototype)) return parsed;
+  const reader = new RawRecordReader();
+  const slotOf = Int32Array.from(keys, (key) => (key === undefined ? -1 : reader.slot([], key)));
   const out = new ByteWriter();
   return (src, start, end, meta) => {
-    if (!findValues(src, start, end, table, starts, ends)) return parsed(src, start, end, meta);
+    try {
+      reader.read(src, start, end);
+    } catch {
+      return parsed(src, start, end, meta);
+    }
     const texts = template.bytes;
     const id = `uuid:${meta.uuid}`;
     out.reset();
     out.bytes(texts[0] as Buffer);
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i] as Slot;
-      const key = keyOf[i] as number;
+      const at = slotOf[i] as number;
       switch (slot.kind) {
         case 'id':
           out.string(id);
           break;
-        case 'system': {
-          const at = key < 0 ? -1 : (starts[key] as number);
-          if (at >= 0 && slot.system.passes === true && plainString(src, at, ends[key] as number)) out.range(src, at, ends[key] as number);
-          else writeValue(out, slot.system.value(at < 0 ? undefined : parsedValue(src, at, ends[key] as number), meta));
+        case 'system':
+          if (at >= 0 && slot.system.passes === true && reader.kindOf[at] === TEXT) out.range(src, (reader.startOf[at] as number) - 1, (reader.endOf[at] as number) + 1);
+          else writeValue(out, slot.system.value(at < 0 ? undefined : reader.value(at), meta));
           break;
-        }
         case 'answer':
-          writeAnswerBytes(out, slot.property, src, starts[key] as number, ends[key] as number);
+          writeAnswerBytes(out, slot.property, reader, at, src);
           break;
         case 'link':
           out.string(`${keySegment(slot.setName, id)}/${slot.name}`);

@@ -132,14 +132,13 @@ export async function copyRecords(db: DbOrTx, scope: Scope, read: RowRead, buffe
   const { bytes } = copied;
   const rows: CopiedRecordRow[] = [];
   const row = new BinaryRows(bytes, copied.length, COPIED_FIELDS);
-  const { start, length } = row;
+  const { start } = row;
   while (row.next()) {
-    const json = start[1] as number;
     rows.push({
       id: row.int32(0),
       src: bytes,
-      start: json,
-      end: json + Math.max(0, length[1] as number),
+      start: start[1] as number,
+      end: row.fieldEnd(1),
       uuid: row.text(2),
       stamp: row.text(3),
       submitted: row.text(4),

@@ -1,6 +1,7 @@
 // SQL for submissions (instances), their history and attachments.
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
+import { preparedMarker } from '../../platform/prepared-marker.ts';
 import type { InstancesTable } from '../../platform/schema.ts';
 import type { SubmissionForm } from '../../caches.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
@@ -400,7 +401,7 @@ async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids:
     const first = ids[0] ?? 0;
     const last = ids[ids.length - 1] ?? 0;
     const attachments = attachmentsInRange(baseUrl, formId, first, last);
-    const marker = prepared === undefined ? sql`` : sql.raw(`/* prepared:${prepared} */ `);
+    const marker = sql.raw(prepared === undefined ? '' : preparedMarker(prepared));
     const result = await sql<RecordRow>`${marker}SELECT ${recordColumns(attachments)} FROM ${RECORD_FROM} ${attachments.join}
       WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND i.id >= ${first}::int AND i.id <= ${last}::int
         AND i.id = ANY(${[...ids]}::int[])
@@ -556,7 +557,7 @@ export async function insertInstancesIfStillAllowed(
     return sql`(${i?.uuid ?? null}::text, ${i?.xml ?? null}::text, ${i?.json ?? null}::text, ${i?.version ?? null}::text, ${i?.submitted_by ?? null}::int,
       ${i?.date_created ?? null}::timestamptz, ${i?.total_media ?? null}::int, ${i?.has_geopoint ?? null}::bool, ${i?.repeat_counts ?? null}::text, ${sql.raw(String(n))})`;
   });
-  const result = await sql<{ allowed: boolean; stored: Array<{ uuid: string; id: number }> | null }>`${sql.raw(`/* prepared:insert_instances_if_still_allowed_${size} */`)}
+  const result = await sql<{ allowed: boolean; stored: Array<{ uuid: string; id: number }> | null }>`${sql.raw(preparedMarker(`insert_instances_if_still_allowed_${size}`))}
     WITH still AS (${stillAllowed(facts)}), batch AS (
       SELECT * FROM (VALUES ${sql.join(rows)}) AS b(uuid, xml, json, version, submitted_by, date_created, total_media, has_geopoint, repeat_counts, n)
       WHERE b.uuid IS NOT NULL
