@@ -1,35 +1,62 @@
-// A helper thread of a flat CSV export (csv-threads.ts): it reads the `_id` ranges it is asked
-// for over its own database connection and answers each with the range's CSV lines as UTF-8
-// chunks (moved, not copied, to the main thread).
+// A helper thread of a flat CSV or XLSX export (csv-threads.ts, sheet-ranges.ts): it reads the
+// `_id` ranges it is asked for over its own database connection and answers each with the range's
+// CSV lines, or its rows' XML in every sheet, as UTF-8 chunks (moved, not copied, to the main thread).
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { buildFormModel } from '../../lib/form-model/model.ts';
 import { planFlatLayout } from '../../lib/writers/layout/flat.ts';
 import { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
 import { openDatabase } from '../../platform/db.ts';
-import type { CsvHelperBytes, CsvHelperData, CsvHelperReply, CsvHelperRequest } from './csv-threads.ts';
+import type { CsvHelperBytes, CsvHelperData, CsvHelperReply, CsvHelperRequest, HelperRange, SheetRangeFacts } from './csv-threads.ts';
+import type { FormModel } from '../../lib/form-model/model.ts';
+import { XLSX_LIMITS } from '../../lib/writers/xlsx/xlsx-writer.ts';
+import type { RecordPage } from './record-rows.ts';
+import { storedSectionsOf } from './section-pass.ts';
+import { planSheets, SheetRangeWriter } from './sheet-ranges.ts';
 import { CsvEncoder } from '../../lib/writers/csv/writer.ts';
 import { flatCsvBytes, flatCsvLines } from './flat-csv.ts';
 import { PageReader } from './record-rows.ts';
 import { listExportRecords } from './repository.ts';
 import { recordScope } from './source.ts';
 
+/** How this helper renders a range's page: its bytes, and for sheets what they hold. */
+type PageRenderer = (page: RecordPage, range: HelperRange) => { chunks: Uint8Array[]; sheets?: SheetRangeFacts };
+
+function csvRenderer(setup: CsvHelperData, form: FormModel, shape: RepeatShape): PageRenderer {
+  const layout = planFlatLayout(form, setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
+  const lines = flatCsvLines(layout);
+  return (page) => ({ chunks: flatCsvBytes(lines, page, new CsvEncoder()) });
+}
+
+function sheetRenderer(setup: CsvHelperData, form: FormModel, shape: RepeatShape): PageRenderer {
+  const layout = planSheets(form, setup.options, setup.baseUrl, setup.osmTagKeys);
+  const raw = storedSectionsOf(layout, layout.sections.length > 1 ? shape : undefined);
+  if (!raw) throw new Error('the sheets cannot be read from the stored records');
+  const sheets = layout.sections.map((section) => ({ name: section.sheetName, headerRows: section.headerRows.length }));
+  const writer = new SheetRangeWriter(raw, sheets, XLSX_LIMITS);
+  return (page, range) => {
+    const rendered = writer.render(page, range.start ?? []);
+    const facts = { start: rendered.start, end: rendered.end, rows: rendered.rows, chunks: rendered.chunks.map((c) => c.length) };
+    // Each chunk is a view of a buffer of its own (SheetBytes.take), so moving them moves nothing else.
+    return { chunks: rendered.chunks.flat(), sheets: facts };
+  };
+}
+
 async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   const database = await openDatabase({ databaseUrl: setup.databaseUrl, pgliteDir: '', poolSize: 1 });
   const shape = new RepeatShape();
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
   const form = buildFormModel(setup.formJson);
-  const layout = planFlatLayout(form, setup.options, shape, { baseUrl: setup.baseUrl }, setup.osmTagKeys);
-  const lines = flatCsvLines(layout);
+  const render = setup.kind === 'xlsx' ? sheetRenderer(setup, form, shape) : csvRenderer(setup, form, shape);
   const scope = recordScope(setup.facts);
   const reader = new PageReader(database.db, form);
   /** Renders a range: its bytes go into the bytes channel (moved, not copied), then it is told ready. */
-  const answer = async (seq: number, after: number, through: number): Promise<CsvHelperReply> => {
+  const answer = async (seq: number, range: HelperRange): Promise<CsvHelperReply> => {
     try {
-      const rows = await listExportRecords(database.db, scope, after, { throughId: through }, setup.facts.withAttachments, reader.buffers);
+      const rows = await listExportRecords(database.db, scope, range.after, { throughId: range.through }, setup.facts.withAttachments, reader.buffers);
       const page = await reader.page(rows);
-      const chunks = flatCsvBytes(lines, page, new CsvEncoder());
+      const { chunks, sheets } = render(page, range);
       setup.bytes.postMessage({ seq, chunks } satisfies CsvHelperBytes, chunks.map((chunk) => chunk.buffer as ArrayBuffer));
-      return { seq, records: page.count };
+      return sheets ? { seq, records: page.count, sheets } : { seq, records: page.count };
     } catch (error) {
       return { seq, error: error instanceof Error ? error.message : String(error) };
     }
@@ -42,7 +69,7 @@ async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
       });
       return;
     }
-    void answer(request.seq, request.range.after, request.range.through).then((reply) => port.postMessage(reply));
+    void answer(request.seq, request.range).then((reply) => port.postMessage(reply));
   });
 }
 

@@ -17,8 +17,12 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { ExportOptions } from './options.ts';
 import type { IdRange, ScopeFacts } from './source.ts';
 
-/** What a helper thread needs to render ranges of one export (sent as its workerData). */
+/**
+ * What a helper thread needs to render ranges of one export (sent as its workerData): flat CSV
+ * lines, or an XLSX's sheets' rows (sheet-ranges.ts).
+ */
 export interface CsvHelperSetup {
+  readonly kind?: 'csv' | 'xlsx';
   readonly databaseUrl: string;
   readonly formJson: Readonly<Record<string, unknown>>;
   readonly options: ExportOptions;
@@ -33,10 +37,31 @@ export interface CsvHelperData extends CsvHelperSetup {
   readonly bytes: MessagePort;
 }
 
-export type CsvHelperRequest = { readonly seq: number; readonly range: IdRange } | { readonly close: true };
+/**
+ * A range to render; for sheets, where its rows' `_index` counters are predicted to start
+ * (RawSections.counterState()).
+ */
+export interface HelperRange extends IdRange {
+  readonly start?: readonly number[];
+}
+
+export type CsvHelperRequest = { readonly seq: number; readonly range: HelperRange } | { readonly close: true };
+
+/**
+ * What a range of sheets' rows holds: the `_index` counters it began and ended at, its rows and
+ * its chunks per sheet (its bytes are every sheet's chunks in turn).
+ */
+export interface SheetRangeFacts {
+  readonly start: readonly number[];
+  readonly end: readonly number[];
+  readonly rows: readonly number[];
+  readonly chunks: readonly number[];
+}
 
 /** On the helper's own port: a range is ready (its bytes are in the bytes channel), or failed. */
-export type CsvHelperReply = { readonly seq: number; readonly records: number } | { readonly seq: number; readonly error: string };
+export type CsvHelperReply =
+  | { readonly seq: number; readonly records: number; readonly sheets?: SheetRangeFacts }
+  | { readonly seq: number; readonly error: string };
 
 /** On the bytes channel: a range's CSV bytes. */
 export interface CsvHelperBytes {
@@ -47,6 +72,8 @@ export interface CsvHelperBytes {
 /** A range's CSV lines and how many records they hold. */
 export interface RenderedRange {
   readonly records: number;
+  /** A range of sheets' rows: what its chunks are. */
+  readonly sheets?: SheetRangeFacts | undefined;
   /** The lines as UTF-8 chunks; asked for once, when they are written. */
   take(): readonly Uint8Array[];
 }
@@ -79,7 +106,7 @@ interface Waiting {
 export interface RangeRenderer {
   /** True while it has as many requests as it works on at once (or has failed). */
   readonly busy: boolean;
-  render(seq: number, range: IdRange): Promise<RenderedRange>;
+  render(seq: number, range: HelperRange): Promise<RenderedRange>;
 }
 
 /** One helper thread and the requests it has not answered. */
@@ -111,7 +138,7 @@ export class CsvHelper implements RangeRenderer {
       const waiting = this.waiting.get(reply.seq);
       this.waiting.delete(reply.seq);
       if ('error' in reply) waiting?.reject(new Error(`CSV helper thread: ${reply.error}`));
-      else waiting?.resolve({ records: reply.records, take: () => this.take(reply.seq) });
+      else waiting?.resolve({ records: reply.records, sheets: reply.sheets, take: () => this.take(reply.seq) });
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {
@@ -147,7 +174,7 @@ export class CsvHelper implements RangeRenderer {
     return this.failure !== undefined || this.waiting.size >= HELPER_QUEUE;
   }
 
-  render(seq: number, range: IdRange): Promise<RenderedRange> {
+  render(seq: number, range: HelperRange): Promise<RenderedRange> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
@@ -176,8 +203,8 @@ interface Slot {
 }
 
 /** How the main thread renders a range: read it (the database works), then render it (CPU). */
-export interface RenderHere<Read> {
-  read(range: IdRange): Promise<Read>;
+export interface RenderHere<Read, Range extends HelperRange = IdRange> {
+  read(range: Range): Promise<Read>;
   render(read: Read): RenderedRange;
 }
 
@@ -185,20 +212,20 @@ export interface RenderHere<Read> {
  * The ranges rendered by the helpers and by the main thread, handed out in order. The main thread
  * renders whenever the next range is not ready, and reads its following range while it renders.
  */
-export async function* renderRanges<Read>(
-  ranges: readonly IdRange[],
+export async function* renderRanges<Read, Range extends HelperRange = IdRange>(
+  ranges: readonly Range[],
   helpers: readonly RangeRenderer[],
-  here: RenderHere<Read>,
+  here: RenderHere<Read, Range>,
 ): AsyncGenerator<RenderedRange, void, undefined> {
   const slots: Slot[] = [];
   let given = 0;
   let written = 0;
   let prefetch: { readonly seq: number; readonly read: Promise<Read> } | undefined;
   const open = (): boolean => given < ranges.length && given < written + RENDER_WINDOW;
-  const take = (): { seq: number; range: IdRange } => {
+  const take = (): { seq: number; range: Range } => {
     const seq = given;
     given += 1;
-    return { seq, range: ranges[seq] ?? { after: 0, through: 0 } };
+    return { seq, range: ranges[seq] as Range };
   };
   const reserve = (): typeof prefetch => {
     if (!open()) return undefined;

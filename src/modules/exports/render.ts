@@ -135,7 +135,14 @@ export async function renderExport(
     case 'osm':
       return file(osmExport(deps, await open()));
     case 'xlsx':
-      return file(await xlsxExport(await open(), now, fileSpools(deps.config.dataDir)));
+      return file(
+        await xlsxExport(await open(), now, fileSpools(deps.config.dataDir), {
+          threads: deps.config.exportThreads,
+          minRecords: deps.config.exportThreadMinRecords,
+          databaseUrl: deps.config.databaseUrl,
+          target,
+        }),
+      );
     case 'xls':
       return file(await xlsExport(await open(), fileSpools(deps.config.dataDir)));
     case 'zip':

@@ -190,6 +190,28 @@ export async function listRunEnds(db: DbOrTx, scope: RecordScope, every: number,
   return result.rows.map((r) => Number(r.id));
 }
 
+/**
+ * Per run of `every` records after `afterId` (numbered as listRunEnds numbers them; runs from
+ * 0), the items each repeat of `paths` (record keys) holds in them, every position summed, from
+ * the records' stored repeat counts. Records stored without counts count none here: a reader of
+ * the records checks what it finds against these.
+ */
+export async function listRunRepeatItems(
+  db: DbOrTx,
+  scope: RecordScope,
+  every: number,
+  afterId: number,
+  paths: readonly string[],
+): Promise<Array<{ run: number; path: string; items: number }>> {
+  if (paths.length === 0) return [];
+  const result = await sql<{ run: string; path: string; items: string }>`SELECT (numbered.n - 1) / ${every} AS run, split_part(c.key, ' ', 1) AS path, sum(c.value::int) AS items
+    FROM (SELECT i.repeat_counts, row_number() OVER (ORDER BY i.id) AS n FROM instances i WHERE ${scopeCondition(scope)} AND i.id > ${afterId}) AS numbered
+      CROSS JOIN LATERAL jsonb_each(numbered.repeat_counts) AS c
+    WHERE split_part(c.key, ' ', 1) = ANY(${[...paths]}::text[])
+    GROUP BY 1, 2`.execute(db);
+  return result.rows.map((r) => ({ run: Number(r.run), path: r.path, items: Number(r.items) }));
+}
+
 /** The largest item count of one repeat key (src/lib/writers/layout/repeat-counts.ts) in scope. */
 export interface RepeatCount {
   key: string;

@@ -2,6 +2,7 @@
 // files): each page of records becomes a batch holding the rows each section gets from it, so
 // a record is read and parsed once however many repeats the form has.
 import { RawSections } from '../../lib/writers/layout/raw-sections.ts';
+import type { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
 import type { SectionedLayout } from '../../lib/writers/layout/sections.ts';
 import type { Cell, ExportRecord } from '../../lib/writers/layout/types.ts';
 import { ROW_META_KEYS, type RecordPage } from './record-rows.ts';
@@ -34,8 +35,21 @@ export async function* sectionBatches<Row>(
  * the most items each repeat has; undefined when the layout needs the records parsed.
  */
 export async function storedSections(source: ExportSource, layout: SectionedLayout): Promise<RawSections | undefined> {
-  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
+  return storedSectionsOf(layout, layout.sections.length > 1 ? await source.repeatShape() : undefined);
+}
+
+/** As storedSections, for the repeat counts `shape` (none: a layout without repeats). */
+export function storedSectionsOf(layout: SectionedLayout, shape: RepeatShape | undefined): RawSections | undefined {
   return RawSections.plan(layout, (path) => shape?.largest(path) ?? 0, ROW_META_KEYS);
+}
+
+/** The steps of a page's records read by `raw` (see storedBatches), made one at a time. */
+export function storedSteps<Step>(raw: RawSections, read: () => Step, parsed: (record: ExportRecord) => Step): (page: RecordPage) => Generator<Step> {
+  return function* steps(page: RecordPage): Generator<Step> {
+    for (const record of page.storedRecords()) {
+      yield raw.read(record.src, record.start, record.end, record.meta) ? read() : parsed(record.parsed());
+    }
+  };
 }
 
 /**
@@ -49,10 +63,6 @@ export async function* storedBatches<Step>(
   read: () => Step,
   parsed: (record: ExportRecord) => Step,
 ): AsyncGenerator<Iterable<Step>, void, undefined> {
-  function* steps(page: RecordPage): Generator<Step> {
-    for (const record of page.storedRecords()) {
-      yield raw.read(record.src, record.start, record.end, record.meta) ? read() : parsed(record.parsed());
-    }
-  }
+  const steps = storedSteps(raw, read, parsed);
   for await (const page of source.serialPages()) yield steps(page);
 }

@@ -110,6 +110,11 @@ export interface SplitPass {
   remaining(): AsyncIterable<RecordPage>;
   /** What a helper thread needs to read the same records. */
   readonly facts: ScopeFacts;
+  /**
+   * Per range, the items each repeat of `paths` (record keys) holds in its records, from their
+   * stored repeat counts (a prediction: records stored without counts count none).
+   */
+  rangeItems(paths: readonly string[]): Promise<Array<Map<string, number>>>;
 }
 
 /**
@@ -237,6 +242,12 @@ export async function openExportSource(deps: AppDeps, target: ExportTarget, opti
       rest: () => (complete ? noPages() : keysetPages(ends[ends.length - 1] ?? last)),
       remaining: () => (complete ? noPages() : rangedPages(last, ends)),
       facts,
+      rangeItems: async (paths) => {
+        const items = ends.map(() => new Map<string, number>());
+        if (ends.length === 0) return items;
+        for (const { run, path, items: n } of await repo.listRunRepeatItems(deps.db, scope, RANGE_SIZE, last, paths)) items[run]?.set(path, n);
+        return items;
+      },
     };
   }
 

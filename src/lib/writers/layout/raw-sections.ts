@@ -50,6 +50,8 @@ interface Section {
   /** The survey's section: its one leaf; a repeat's: the outermost array. */
   readonly root: Branch | Leaf;
   readonly depth: number;
+  /** The record keys of the repeats the section's rows are nested in, outermost first. */
+  readonly paths: readonly string[];
   readonly parentNames: readonly string[];
   readonly counters: RowCounters;
   readonly builder: SectionRowBuilder;
@@ -133,6 +135,7 @@ export class RawSections {
         cells,
         root: paths.length === 0 ? leaf([]) : branch([], 0),
         depth: paths.length,
+        paths,
         parentNames,
         counters,
         builder: layout.rowBuilder(section, counters),
@@ -285,6 +288,59 @@ export class RawSections {
     this.memoOf[slot] = this.pass;
     this.memo[slot] = value;
     return value;
+  }
+
+  /**
+   * Every section's `_index` counters, flattened (per section its records', then each level's
+   * items'): where the rows of the records read so far leave off.
+   */
+  counterState(): number[] {
+    const state: number[] = [];
+    for (const section of this.sections) state.push(section.counters.main, ...section.counters.levels);
+    return state;
+  }
+
+  /** Sets the counters to a counterState(): the next record's rows follow on from it. */
+  setCounterState(state: readonly number[]): void {
+    let at = 0;
+    for (const section of this.sections) {
+      section.counters.main = state[at++] ?? 0;
+      for (let level = 0; level < section.counters.levels.length; level++) section.counters.levels[level] = state[at++] ?? 0;
+    }
+  }
+
+  /** Per section, the rows the records read so far have, by a counterState(): records for the survey, the innermost repeat's items for a repeat. */
+  rowTotals(state: readonly number[]): number[] {
+    const rows: number[] = [];
+    let at = 0;
+    for (const section of this.sections) {
+      rows.push(state[at + section.depth] ?? 0);
+      at += 1 + section.depth;
+    }
+    return rows;
+  }
+
+  /**
+   * The counterState() after `records` more records holding `items(path)` items of each repeat
+   * (by the repeat's record key, at every position): what the records' stored repeat counts
+   * predict, before they are read.
+   */
+  stateAfter(state: readonly number[], records: number, items: (repeatPath: string) => number): number[] {
+    const next = [...state];
+    let at = 0;
+    for (const section of this.sections) {
+      next[at] = (next[at] ?? 0) + records;
+      section.paths.forEach((path, level) => {
+        next[at + 1 + level] = (next[at + 1 + level] ?? 0) + items(path);
+      });
+      at += 1 + section.depth;
+    }
+    return next;
+  }
+
+  /** The record keys of the repeats whose items the sections' counters count. */
+  repeatPaths(): string[] {
+    return [...new Set(this.sections.flatMap((section) => section.paths))];
   }
 
   /** The rows of each section of a record that read() refused, parsed whole; its `_index` counters go on. */

@@ -66,6 +66,23 @@ export class SheetWriter<Entry extends ZipEntryWriter> {
     }
   }
 
+  /**
+   * Adds `count` rows whose XML the caller wrote elsewhere (numbered on from this sheet's rows so
+   * far, as addWritten would number them): they must fit in the current part.
+   */
+  addRendered(chunks: readonly Uint8Array[], count: number): void {
+    if (this.rowsInPart + count > this.limits.maxRows) throw new Error(`sheet "${this.name}": rendered rows past the row limit`);
+    const out = this.out;
+    if (out.len > 0) this.waiting.push(out.take());
+    for (const chunk of chunks) if (chunk.byteLength > 0) this.waiting.push(chunk);
+    this.rowsInPart += count;
+  }
+
+  /** The rows of the current part so far (header rows included). */
+  get rowsWritten(): number {
+    return this.rowsInPart;
+  }
+
   /** Ends the part when it is full, and begins the next with the header rows. */
   private roomForRow(): void {
     const out = this.out;

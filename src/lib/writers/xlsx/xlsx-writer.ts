@@ -42,8 +42,17 @@ export interface WorkbookSheet {
   readonly repeatRows?: number;
 }
 
-/** The rows one step (a record) adds to each sheet, by the sheet's index (missing: none): cells, or written by the caller. */
-export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | WrittenRows | undefined>;
+/** Rows whose XML was written elsewhere (another thread), numbered on from the sheet's rows so far. */
+export interface RenderedRows {
+  readonly rendered: readonly Uint8Array[];
+  readonly count: number;
+}
+
+/**
+ * The rows one step (a record, or a range of them) adds to each sheet, by the sheet's index
+ * (missing: none): cells, written by the caller, or rendered already.
+ */
+export type RowBatch = ReadonlyArray<ReadonlyArray<readonly Cell[]> | WrittenRows | RenderedRows | undefined>;
 
 interface Settings {
   readonly limits: SheetLimits;
@@ -150,7 +159,8 @@ export async function* xlsxOnePassChunks(
           const rows = batch[i];
           const writer = writers[i];
           if (!rows || !writer) continue;
-          if ('write' in rows) writer.addWritten(rows);
+          if ('rendered' in rows) writer.addRendered(rows.rendered, rows.count);
+          else if ('write' in rows) writer.addWritten(rows);
           else for (const row of rows) writer.add(row);
           if (writer.wantsFlush) await writer.flush();
         }
