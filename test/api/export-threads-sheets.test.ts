@@ -1,8 +1,8 @@
-// A big XLSX export on PostgreSQL is rendered a range of records at a time by helper threads as
-// well as the main thread (src/modules/exports/sheet-ranges.ts): every part of the file must be
-// byte for byte the one the main thread alone writes, by download and by job, with a query, across
-// deleted records, with two repeats, and when the records' stored repeat counts mispredict where a
-// range's `_index` counters start. On PGlite the same requests take the single-thread path.
+// A big XLSX or savzip export on PostgreSQL is rendered a range of records at a time by helper
+// threads as well as the main thread (src/modules/exports/sheet-ranges.ts): every part of the file
+// must be byte for byte the one the main thread alone writes, by download and by job, with a query,
+// across deleted records, with two repeats, and when the records' stored repeat counts mispredict
+// where a range's `_index` counters start. On PGlite the same requests take the single-thread path.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -87,15 +87,21 @@ after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The same export written by the main thread alone, as its entries. */
-async function singleThreadXlsx(query: Record<string, string>): Promise<Map<string, Buffer>> {
-  const deps: AppDeps = { ...server.deps, config: { ...server.deps.config, exportThreads: 0 } };
+/** The export's entries, written with the server's threads or (`threads` 0) the main thread alone, at a fixed time. */
+async function rendered(format: 'xlsx' | 'savzip', query: Record<string, string>, threads?: number): Promise<Map<string, Buffer>> {
+  const clock = { now: () => new Date('2026-11-29T06:30:00Z') };
+  const deps: AppDeps = { ...server.deps, clock, config: { ...server.deps.config, exportThreads: threads ?? server.deps.config.exportThreads } };
   const definition = await findFormDefinition(deps.db, formId);
   const target: ExportTarget = { formId, idString: 'sheets', title: 'Sheets', formJson: definition.json };
-  const file = await renderExport(deps, target, 'xlsx', parseExportOptions(query, { includeReviews: false }), 'http://testserver');
+  const file = await renderExport(deps, target, format, parseExportOptions(query, { includeReviews: false }), 'http://testserver');
   const chunks: Uint8Array[] = [];
   for await (const chunk of file.chunks) chunks.push(chunk);
   return unzip(Buffer.concat(chunks));
+}
+
+/** The same export written by the main thread alone, as its entries. */
+function singleThreadXlsx(query: Record<string, string>): Promise<Map<string, Buffer>> {
+  return rendered('xlsx', query, 0);
 }
 
 async function downloaded(query: Record<string, string>): Promise<Map<string, Buffer>> {
@@ -158,4 +164,27 @@ test('a threaded XLSX export job writes the same file', async () => {
   assert.equal(polled.json().job_status, 'SUCCESS', polled.body);
   const exportId = String(polled.json().export_url).split('/').pop();
   assertSameEntries(await unzip(readFileSync(join(dataDir, 'exports', String(formId), `${exportId}.xlsx`))), await singleThreadXlsx({}));
+});
+
+for (const [name, query] of cases) {
+  test(`a threaded savzip equals the single-thread file: ${name}`, async () => {
+    const actual = await rendered('savzip', query);
+    assertSameEntries(actual, await rendered('savzip', query, 0));
+    assert.deepEqual([...actual.keys()], ['sheets.sav', 'hh_member.sav', 'visit.sav']);
+  });
+}
+
+test('a threaded savzip is the same when the stored repeat counts mispredict where ranges start', async () => {
+  const ids = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?fields=${encodeURIComponent('["_id"]')}`, headers: bob.auth })).json<Array<{ _id: number }>>();
+  const from = ids[1300]?._id ?? 0;
+  const through = ids[1310]?._id ?? 0;
+  const saved = await server.deps.db.selectFrom('instances').select(['id', 'repeat_counts']).where('form_id', '=', formId).where('id', '>=', from).where('id', '<=', through).execute();
+  await server.deps.db.updateTable('instances').set({ repeat_counts: '{"hh/member": 7}' }).where('form_id', '=', formId).where('id', '>=', from).where('id', '<=', through).execute();
+  try {
+    assertSameEntries(await rendered('savzip', {}), await rendered('savzip', {}, 0));
+  } finally {
+    for (const row of saved) {
+      await server.deps.db.updateTable('instances').set({ repeat_counts: row.repeat_counts === null ? null : JSON.stringify(row.repeat_counts) }).where('id', '=', row.id).execute();
+    }
+  }
 });

@@ -12,6 +12,7 @@ import { XLSX_LIMITS } from '../../lib/writers/xlsx/xlsx-writer.ts';
 import type { RecordPage } from './record-rows.ts';
 import { storedSectionsOf } from './section-pass.ts';
 import { planSheets, SheetRangeWriter } from './sheet-ranges.ts';
+import { planSavFiles, SavRangeWriter } from './zipped.ts';
 import { CsvEncoder } from '../../lib/writers/csv/writer.ts';
 import { flatCsvBytes, flatCsvLines } from './flat-csv.ts';
 import { PageReader } from './record-rows.ts';
@@ -41,12 +42,24 @@ function sheetRenderer(setup: CsvHelperData, form: FormModel, shape: RepeatShape
   };
 }
 
+function savRenderer(setup: CsvHelperData, form: FormModel, shape: RepeatShape): PageRenderer {
+  const { layout, savs } = planSavFiles(form, setup.options, setup.baseUrl, setup.osmTagKeys);
+  const raw = storedSectionsOf(layout, layout.sections.length > 1 ? shape : undefined);
+  if (!raw) throw new Error('the .sav files cannot be read from the stored records');
+  const writer = new SavRangeWriter(raw, savs);
+  return (page, range) => {
+    const { facts, chunks } = writer.render(page, range.start ?? []);
+    // Each piece's bytes are a buffer of their own (CompressedSink.piece copies them out).
+    return { chunks, sheets: facts };
+  };
+}
+
 async function serve(port: MessagePort, setup: CsvHelperData): Promise<void> {
   const database = await openDatabase({ databaseUrl: setup.databaseUrl, pgliteDir: '', poolSize: 1 });
   const shape = new RepeatShape();
   for (const [key, count] of setup.repeatCounts) shape.noteKey(key, count);
   const form = buildFormModel(setup.formJson);
-  const render = setup.kind === 'xlsx' ? sheetRenderer(setup, form, shape) : csvRenderer(setup, form, shape);
+  const render = setup.kind === 'xlsx' ? sheetRenderer(setup, form, shape) : setup.kind === 'sav' ? savRenderer(setup, form, shape) : csvRenderer(setup, form, shape);
   const scope = recordScope(setup.facts);
   const reader = new PageReader(database.db, form);
   /** Renders a range: its bytes go into the bytes channel (moved, not copied), then it is told ready. */

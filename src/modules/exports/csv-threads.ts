@@ -22,7 +22,7 @@ import type { IdRange, ScopeFacts } from './source.ts';
  * lines, or an XLSX's sheets' rows (sheet-ranges.ts).
  */
 export interface CsvHelperSetup {
-  readonly kind?: 'csv' | 'xlsx';
+  readonly kind?: 'csv' | 'xlsx' | 'sav';
   readonly databaseUrl: string;
   readonly formJson: Readonly<Record<string, unknown>>;
   readonly options: ExportOptions;
@@ -48,7 +48,7 @@ export interface HelperRange extends IdRange {
 export type CsvHelperRequest = { readonly seq: number; readonly range: HelperRange } | { readonly close: true };
 
 /**
- * What a range of sheets' rows holds: the `_index` counters it began and ended at, its rows and
+ * What a range of sheets' rows (or .sav files' cases) holds: the `_index` counters it began and ended at, its rows and
  * its chunks per sheet (its bytes are every sheet's chunks in turn).
  */
 export interface SheetRangeFacts {
@@ -56,6 +56,8 @@ export interface SheetRangeFacts {
   readonly end: readonly number[];
   readonly rows: readonly number[];
   readonly chunks: readonly number[];
+  /** Per section, what joins its chunks to the rows before them (.sav: where its cases sit in their blocks). */
+  readonly marks?: readonly number[];
 }
 
 /** On the helper's own port: a range is ready (its bytes are in the bytes channel), or failed. */

@@ -129,7 +129,14 @@ export async function renderExport(
     case 'csvzip':
       return file(await csvZip(await open(), now, fileSpools(deps.config.dataDir)));
     case 'savzip':
-      return file(await savZip(await open(), now, fileSpools(deps.config.dataDir)));
+      return file(
+        await savZip(await open(), now, fileSpools(deps.config.dataDir), {
+          threads: deps.config.exportThreads,
+          minRecords: deps.config.exportThreadMinRecords,
+          databaseUrl: deps.config.databaseUrl,
+          target,
+        }),
+      );
     case 'kml':
       return file(kmlExport(await open()));
     case 'osm':

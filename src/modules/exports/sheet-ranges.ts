@@ -11,8 +11,12 @@ import { RawSections } from '../../lib/writers/layout/raw-sections.ts';
 import { planSections, type SectionedLayout } from '../../lib/writers/layout/sections.ts';
 import { SheetBytes } from '../../lib/writers/xlsx/sheet-bytes.ts';
 import { fitRow, type SheetLimits } from '../../lib/writers/xlsx/sheet-parts.ts';
+import type { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
+import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup, type RenderedRange, type SheetRangeFacts } from './csv-threads.ts';
+import type { CsvThreading } from './flat-csv.ts';
 import type { ExportOptions } from './options.ts';
 import type { RecordPage } from './record-rows.ts';
+import { RANGE_SIZE, type ExportSource, type IdRange, type SplitPass } from './source.ts';
 
 /** The sectioned layout of an XLSX (or XLS) export: the same plan on every thread. */
 export function planSheets(form: FormModel, options: ExportOptions, baseUrl: string, osmTagKeys: readonly string[]): SectionedLayout {
@@ -83,4 +87,130 @@ export class SheetRangeWriter {
 /** Whether two counter states are the same. */
 export function sameCounters(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((n, i) => n === b[i]);
+}
+
+/** How one format's sections take ranges of records (see threadedSections). */
+export interface SectionRanges<Step> {
+  /** The steps of a page's records, read by the pass's own RawSections on this thread. */
+  steps(page: RecordPage): Iterable<Step>;
+  /** Renders a range on this thread from `start` (with RawSections of its own). */
+  render(page: RecordPage, start: readonly number[]): { facts: SheetRangeFacts; chunks: Uint8Array[] };
+  /** The step of a rendered range, by its facts and its chunks. */
+  joined(facts: SheetRangeFacts, chunks: readonly Uint8Array[]): Step;
+  /** Whether sections of these row totals can still take rendered rows. */
+  fits(rows: readonly number[]): boolean;
+}
+
+/** A range to render: where its counters are predicted to start. */
+interface StartedRange extends IdRange {
+  start: readonly number[];
+}
+
+/**
+ * The steps of one pass over the records for every section, the pass split into `_id` ranges
+ * rendered by helper threads (`kind` tells them how) and by this thread, after the first page
+ * (written here while the helpers start) and before the records after the last range (here
+ * too). undefined where the pass cannot be split (PGlite, no helper module); a pass too small
+ * for helpers is read here range by range.
+ */
+export async function threadedSections<Step>(
+  source: ExportSource,
+  raw: RawSections,
+  shape: RepeatShape | undefined,
+  osmTagKeys: readonly string[],
+  threading: CsvThreading,
+  kind: NonNullable<CsvHelperSetup['kind']>,
+  sections: SectionRanges<Step>,
+): Promise<AsyncIterable<Iterable<Step>> | undefined> {
+  const module = threading.threads > 0 && threading.databaseUrl ? csvHelperModule() : undefined;
+  if (!module || !threading.databaseUrl) return undefined;
+  const split = await source.splitPass();
+  if (!split) return undefined;
+  if (split.ranges.length * RANGE_SIZE < threading.minRecords) {
+    return (async function* serial(): AsyncGenerator<Iterable<Step>> {
+      for await (const page of splitPages(split)) {
+        yield sections.steps(page);
+        await source.noteWritten(page.count);
+      }
+    })();
+  }
+  const items = await split.rangeItems(raw.repeatPaths());
+  const setup: CsvHelperSetup = {
+    kind,
+    databaseUrl: threading.databaseUrl,
+    formJson: threading.target.formJson,
+    options: source.options,
+    baseUrl: source.baseUrl,
+    repeatCounts: shape?.keyedCounts() ?? [],
+    osmTagKeys,
+    facts: split.facts,
+  };
+  return (async function* threaded(): AsyncGenerator<Iterable<Step>> {
+    // The helpers start (a thread, its modules, a connection) while the first page is written here.
+    const helpers = Array.from({ length: threading.threads }, () => new CsvHelper(module, setup));
+    try {
+      yield sections.steps(split.first);
+      await source.noteWritten(split.first.count);
+      let state = raw.counterState();
+      const ranges: StartedRange[] = [];
+      let start = state;
+      split.ranges.forEach((range, k) => {
+        ranges.push({ ...range, start });
+        start = raw.stateAfter(start, RANGE_SIZE, (path) => items[k]?.get(path) ?? 0);
+      });
+      const here = {
+        read: async (range: StartedRange) => ({ range, page: await split.readRange(range) }),
+        render: ({ range, page }: { range: StartedRange; page: RecordPage }): RenderedRange => {
+          const { facts, chunks } = sections.render(page, range.start);
+          return { records: page.count, sheets: facts, take: () => chunks };
+        },
+      };
+      let k = 0;
+      for await (const rendered of renderRanges(ranges, helpers, here)) {
+        const range = ranges[k++] as StartedRange;
+        const facts = rendered.sheets;
+        const chunks = rendered.take();
+        if (facts && sameCounters(facts.start, state) && sections.fits(raw.rowTotals(facts.end))) {
+          yield [sections.joined(facts, chunks)];
+          state = [...facts.end];
+        } else {
+          // Not where the rows before it ended: its records are written here, in turn.
+          raw.setCounterState(state);
+          yield sections.steps(await split.readRange(range));
+          state = raw.counterState();
+          // The ranges not yet asked for start where this one's end says, not where the counts said.
+          const next = ranges[k];
+          if (next && !sameCounters(next.start, state)) {
+            const shift = state.map((n, i) => n - (next.start[i] ?? 0));
+            for (let j = k; j < ranges.length; j++) {
+              const later = ranges[j] as StartedRange;
+              later.start = later.start.map((n, i) => n + (shift[i] ?? 0));
+            }
+          }
+        }
+        await source.noteWritten(rendered.records);
+      }
+      raw.setCounterState(state);
+    } finally {
+      await Promise.all(helpers.map((helper) => helper.close()));
+    }
+    for await (const page of split.rest()) {
+      yield sections.steps(page);
+      await source.noteWritten(page.count);
+    }
+  })();
+}
+
+/** A split pass's pages in order, read one range ahead: for a pass too small for helper threads. */
+async function* splitPages(split: SplitPass): AsyncGenerator<RecordPage> {
+  yield split.first;
+  let next = split.ranges[0] ? split.readRange(split.ranges[0]) : undefined;
+  for (let k = 0; next; k++) {
+    const page = await next;
+    const following = split.ranges[k + 1];
+    next = following ? split.readRange(following) : undefined;
+    next?.catch(() => undefined); // a failure surfaces where it is awaited
+    yield page;
+  }
+  yield* split.rest();
 }

@@ -12,11 +12,10 @@ import type { RowBatch } from '../../lib/writers/xlsx/index.ts';
 import type { SheetBytes } from '../../lib/writers/xlsx/sheet-bytes.ts';
 import type { WrittenRows } from '../../lib/writers/xlsx/sheet-writer.ts';
 import { sectionBatches, storedSectionsOf, storedSteps } from './section-pass.ts';
-import { RANGE_SIZE, type ExportSource, type IdRange, type RecordPage, type SplitPass } from './source.ts';
+import type { ExportSource, RecordPage } from './source.ts';
 import type { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
-import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup, type RenderedRange } from './csv-threads.ts';
 import type { CsvThreading } from './flat-csv.ts';
-import { planSheets, sameCounters, SheetRangeWriter } from './sheet-ranges.ts';
+import { planSheets, SheetRangeWriter, threadedSections } from './sheet-ranges.ts';
 
 async function sheetLayout(source: ExportSource, maxColumns: number, format: string, osmTagKeys?: readonly string[]): Promise<SectionedLayout> {
   const layout = planSheets(source.form, source.options, source.baseUrl, osmTagKeys ?? (await source.osmTagKeys()));
@@ -68,15 +67,10 @@ async function* storedWorkbookBatches(source: ExportSource, layout: SectionedLay
   for await (const page of source.serialPages()) yield steps(page);
 }
 
-/** A range as sheet-ranges.ts renders it: where its counters are predicted to start. */
-interface SheetRangeRequest extends IdRange {
-  readonly start: readonly number[];
-}
-
 /**
  * As storedWorkbookBatches, with the pass split into `_id` ranges rendered by helper threads and
  * by this one (sheet-ranges.ts); undefined where the pass cannot be split (PGlite, no helper
- * module) or is too small to be worth it.
+ * module).
  */
 async function threadedWorkbookBatches(
   source: ExportSource,
@@ -86,102 +80,30 @@ async function threadedWorkbookBatches(
   osmTagKeys: readonly string[],
   threading: CsvThreading,
 ): Promise<AsyncIterable<Iterable<RowBatch>> | undefined> {
-  const module = threading.threads > 0 && threading.databaseUrl ? csvHelperModule() : undefined;
-  if (!module || !threading.databaseUrl) return undefined;
-  const split = await source.splitPass();
-  if (!split) return undefined;
-  const steps = storedWorkbookSteps(layout, raw);
-  const headers = [layout.sections.map((section) => section.headerRows)];
-  if (split.ranges.length * RANGE_SIZE < threading.minRecords) {
-    return (async function* serial(): AsyncGenerator<Iterable<RowBatch>> {
-      yield headers;
-      for await (const page of splitPages(split)) {
-        yield steps(page);
-        await source.noteWritten(page.count);
-      }
-    })();
-  }
-  const items = await split.rangeItems(raw.repeatPaths());
-  const setup: CsvHelperSetup = {
-    kind: 'xlsx',
-    databaseUrl: threading.databaseUrl,
-    formJson: threading.target.formJson,
-    options: source.options,
-    baseUrl: source.baseUrl,
-    repeatCounts: shape?.keyedCounts() ?? [],
-    osmTagKeys,
-    facts: split.facts,
-  };
-  const sheetInfo = layout.sections.map((section) => ({ name: section.sheetName, headerRows: section.headerRows.length }));
-  const local = new SheetRangeWriter(storedSectionsOf(layout, shape) as RawSections, sheetInfo, XLSX_LIMITS);
-  /** The range's rows fit in each sheet's first part (rows past the limit continue on other sheets, written in turn). */
-  const fits = (end: readonly number[]): boolean => raw.rowTotals(end).every((rows, i) => (sheetInfo[i]?.headerRows ?? 0) + rows <= XLSX_LIMITS.maxRows);
-  return (async function* threaded(): AsyncGenerator<Iterable<RowBatch>> {
-    yield headers;
-    // The helpers start (a thread, its modules, a connection) while the first page is written here.
-    const helpers = Array.from({ length: threading.threads }, () => new CsvHelper(module, setup));
-    try {
-      yield steps(split.first);
-      await source.noteWritten(split.first.count);
-      let state = raw.counterState();
-      const ranges: SheetRangeRequest[] = [];
-      let start = state;
-      split.ranges.forEach((range, k) => {
-        ranges.push({ ...range, start });
-        start = raw.stateAfter(start, RANGE_SIZE, (path) => items[k]?.get(path) ?? 0);
+  const sheets = layout.sections.map((section) => ({ name: section.sheetName, headerRows: section.headerRows.length }));
+  const local = new SheetRangeWriter(storedSectionsOf(layout, shape) as RawSections, sheets, XLSX_LIMITS);
+  const passes = await threadedSections<RowBatch>(source, raw, shape, osmTagKeys, threading, 'xlsx', {
+    steps: storedWorkbookSteps(layout, raw),
+    render: (page, start) => {
+      const rendered = local.render(page, start);
+      return { facts: { start: rendered.start, end: rendered.end, rows: rendered.rows, chunks: rendered.chunks.map((c) => c.length) }, chunks: rendered.chunks.flat() };
+    },
+    joined: (facts, chunks) => {
+      let at = 0;
+      return facts.rows.map((count, i) => {
+        const mine = chunks.slice(at, at + (facts.chunks[i] ?? 0));
+        at += facts.chunks[i] ?? 0;
+        return { rendered: mine, count };
       });
-      const here = {
-        read: async (range: SheetRangeRequest) => ({ range, page: await split.readRange(range) }),
-        render: ({ range, page }: { range: SheetRangeRequest; page: RecordPage }): RenderedRange => {
-          const rendered = local.render(page, range.start);
-          return { records: rendered.records, sheets: { start: rendered.start, end: rendered.end, rows: rendered.rows, chunks: rendered.chunks.map((c) => c.length) }, take: () => rendered.chunks.flat() };
-        },
-      };
-      let k = 0;
-      for await (const rendered of renderRanges(ranges, helpers, here)) {
-        const range = ranges[k++] as SheetRangeRequest;
-        const facts = rendered.sheets;
-        const chunks = rendered.take();
-        if (facts && sameCounters(facts.start, state) && fits(facts.end)) {
-          let at = 0;
-          const batch: RowBatch = facts.rows.map((count, i) => {
-            const mine = chunks.slice(at, at + (facts.chunks[i] ?? 0));
-            at += facts.chunks[i] ?? 0;
-            return { rendered: mine, count };
-          });
-          yield [batch];
-          state = [...facts.end];
-        } else {
-          // Not where the rows before it ended: its records are written here, in turn.
-          raw.setCounterState(state);
-          yield steps(await split.readRange(range));
-          state = raw.counterState();
-        }
-        await source.noteWritten(rendered.records);
-      }
-      raw.setCounterState(state);
-    } finally {
-      await Promise.all(helpers.map((helper) => helper.close()));
-    }
-    for await (const page of split.rest()) {
-      yield steps(page);
-      await source.noteWritten(page.count);
-    }
+    },
+    // Rows past the limit continue on other sheets, written in turn here.
+    fits: (rows) => rows.every((n, i) => (sheets[i]?.headerRows ?? 0) + n <= XLSX_LIMITS.maxRows),
+  });
+  if (!passes) return undefined;
+  return (async function* batches(): AsyncGenerator<Iterable<RowBatch>> {
+    yield [layout.sections.map((section) => section.headerRows)];
+    yield* passes;
   })();
-}
-
-/** A split pass's pages in order, read one range ahead: for a pass too small for helper threads. */
-async function* splitPages(split: SplitPass): AsyncGenerator<RecordPage> {
-  yield split.first;
-  let next = split.ranges[0] ? split.readRange(split.ranges[0]) : undefined;
-  for (let k = 0; next; k++) {
-    const page = await next;
-    const following = split.ranges[k + 1];
-    next = following ? split.readRange(following) : undefined;
-    next?.catch(() => undefined); // a failure surfaces where it is awaited
-    yield page;
-  }
-  yield* split.rest();
 }
 
 export async function xlsxExport(source: ExportSource, now: Date, spools: SpoolFactory, threading?: CsvThreading): Promise<AsyncIterable<Uint8Array>> {

@@ -6,11 +6,18 @@ import { csvRowEncoder } from '../../lib/writers/csv/writer.ts';
 import { planSections, sectionCellText, type SectionedLayout, type SectionLayout } from '../../lib/writers/layout/sections.ts';
 import { savCell, savSection } from '../../lib/writers/layout/sav-columns.ts';
 import type { RawRowOut, RawSections } from '../../lib/writers/layout/raw-sections.ts';
-import { savRowEncoder, type SavCaseOut, type SavRow, type SavWrittenRow } from '../../lib/writers/sav/index.ts';
+import { savCasePieces, savRowEncoder, type SavCaseOut, type SavCasePieceRow, type SavCasePieces, type SavRow, type SavWrittenRow } from '../../lib/writers/sav/index.ts';
+import type { FormModel } from '../../lib/form-model/model.ts';
+import type { FileBatch } from '../../lib/writers/zip/one-pass.ts';
+import type { SheetRangeFacts } from './csv-threads.ts';
+import type { CsvThreading } from './flat-csv.ts';
+import type { ExportOptions } from './options.ts';
+import type { RecordPage } from './record-rows.ts';
+import { threadedSections } from './sheet-ranges.ts';
 import type { SpoolFactory } from '../../lib/writers/spool.ts';
 import type { Cell, ExportRecord } from '../../lib/writers/layout/types.ts';
 import { zipOnePassChunks } from '../../lib/writers/zip/one-pass.ts';
-import { sectionBatches, storedBatches, storedSections } from './section-pass.ts';
+import { sectionBatches, storedSectionsOf, storedSteps } from './section-pass.ts';
 import type { ExportSource } from './source.ts';
 
 /** Deflate level of csvzip: level 1 made the files far larger (bench/RESULTS.md). */
@@ -59,7 +66,7 @@ class StoredSavRow implements SavWrittenRow {
   constructor(
     private readonly raw: RawSections,
     private readonly section: number,
-    private readonly k: number,
+    public k: number,
     private readonly cells: SavCells,
   ) {}
 
@@ -73,12 +80,22 @@ class StoredSavRow implements SavWrittenRow {
  * The .sav files' rows from one pass over the records' stored bytes (raw-sections.ts): no record
  * is parsed but those whose repeats outgrew the plan.
  */
-function storedSavBatches(
+async function* storedSavBatches(
   source: ExportSource,
   layout: SectionedLayout,
   raw: RawSections,
   rowOf: ReadonlyArray<(cells: Cell[]) => SavRow>,
 ): AsyncGenerator<Iterable<Array<ReadonlyArray<SavRow | SavWrittenRow>>>> {
+  const steps = storedSavSteps(layout, raw, rowOf);
+  for await (const page of source.serialPages()) yield steps(page);
+}
+
+/** The steps of a page's records in every .sav file, read from their stored bytes by `raw`. */
+function storedSavSteps(
+  layout: SectionedLayout,
+  raw: RawSections,
+  rowOf: ReadonlyArray<(cells: Cell[]) => SavRow>,
+): (page: RecordPage) => Generator<Array<ReadonlyArray<SavRow | SavWrittenRow>>> {
   const cells = new SavCells();
   /** Per section, a row object per index, and the list of this record's. */
   const made: StoredSavRow[][] = layout.sections.map(() => []);
@@ -99,22 +116,101 @@ function storedSavBatches(
       const map = rowOf[i];
       return map ? rows.map(map) : [];
     });
-  return storedBatches<Array<ReadonlyArray<SavRow | SavWrittenRow>>>(source, raw, read, parsed);
+  return storedSteps<Array<ReadonlyArray<SavRow | SavWrittenRow>>>(raw, read, parsed);
 }
 
-export async function savZip(source: ExportSource, now: Date, spools: SpoolFactory): Promise<AsyncIterable<Uint8Array>> {
-  const osmTagKeys = await source.osmTagKeys();
+/** A .sav file's variables and how a section's cells become its case. */
+type SavSection = ReturnType<typeof savSection>;
+
+/** The sections of a savzip and each one's variables and rows: the same plan on every thread. */
+export function planSavFiles(form: FormModel, exportOptions: ExportOptions, baseUrl: string, osmTagKeys: readonly string[]): { layout: SectionedLayout; savs: SavSection[] } {
   // onadata always drops group names from SPSS variable names.
-  const options = { ...source.options, removeGroupName: true, groupDelimiter: '/' as const, includeLabels: false, includeLabelsOnly: false };
+  const options = { ...exportOptions, removeGroupName: true, groupDelimiter: '/' as const, includeLabels: false, includeLabelsOnly: false };
   // SPSS has no formulas: strings are written as answered.
-  const layout = planSections(source.form, options, { baseUrl: source.baseUrl }, { parentNames: 'path', cellText: 'as-answered' }, osmTagKeys);
-  const savs = layout.sections.map((section) => savSection(section, source.form, options));
+  const layout = planSections(form, options, { baseUrl }, { parentNames: 'path', cellText: 'as-answered' }, osmTagKeys);
+  return { layout, savs: layout.sections.map((section) => savSection(section, form, options)) };
+}
+
+/** A range of records' cases in every .sav file, encoded apart (savCasePieces) to be joined in order. */
+export class SavRangeWriter {
+  private readonly cells = new SavCells();
+
+  constructor(
+    private readonly raw: RawSections,
+    private readonly savs: readonly SavSection[],
+  ) {}
+
+  render(page: RecordPage, start: readonly number[]): { facts: SheetRangeFacts; chunks: Uint8Array[] } {
+    const raw = this.raw;
+    raw.setCounterState(start);
+    const before = raw.rowTotals(start);
+    const pieces = this.savs.map((sav, i) => savCasePieces(sav.variables, before[i] ?? 0));
+    const rows = this.savs.map((_, i) => new StoredSavRow(raw, i, 0, this.cells));
+    for (const record of page.storedRecords()) {
+      if (raw.read(record.src, record.start, record.end, record.meta)) {
+        for (let i = 0; i < pieces.length; i++) {
+          const count = raw.rowCount(i);
+          const row = rows[i] as StoredSavRow;
+          for (let k = 0; k < count; k++) {
+            row.k = k;
+            (pieces[i] as SavCasePieces).add(row);
+          }
+        }
+      } else {
+        raw.rowsOf(record.parsed()).forEach((cells, i) => {
+          const map = this.savs[i]?.row;
+          if (map) for (const row of cells) (pieces[i] as SavCasePieces).add(map(row));
+        });
+      }
+    }
+    const end = raw.counterState();
+    const after = raw.rowTotals(end);
+    const made = pieces.map((piece) => piece.piece());
+    return {
+      facts: {
+        start: [...start],
+        end,
+        rows: after.map((n, i) => n - (before[i] ?? 0)),
+        chunks: made.map(() => 1),
+        marks: made.flatMap(({ piece }) => [piece.phase, piece.firstEnd, piece.tailStart, piece.tailCount]),
+      },
+      chunks: made.map(({ piece }) => piece.bytes),
+    };
+  }
+}
+
+/** A rendered range's pieces by file, from its facts and chunks. */
+function joinedPieces(facts: SheetRangeFacts, chunks: readonly Uint8Array[]): FileBatch<SavRow | SavWrittenRow, SavCasePieceRow> {
+  const marks = facts.marks ?? [];
+  return facts.rows.map((cases, i) => ({
+    joined: {
+      cases,
+      piece: { bytes: chunks[i] ?? new Uint8Array(0), phase: marks[i * 4] ?? 0, firstEnd: marks[i * 4 + 1] ?? 0, tailStart: marks[i * 4 + 2] ?? 0, tailCount: marks[i * 4 + 3] ?? 8 },
+    },
+  }));
+}
+
+export async function savZip(source: ExportSource, now: Date, spools: SpoolFactory, threading?: CsvThreading): Promise<AsyncIterable<Uint8Array>> {
+  const osmTagKeys = await source.osmTagKeys();
+  const { layout, savs } = planSavFiles(source.form, source.options, source.baseUrl, osmTagKeys);
   const files = layout.sections.map((section, i) => ({
     name: `${section.fileName}.sav`,
     encoder: savRowEncoder(savs[i]?.variables ?? [], { fileLabel: 'File exported by Ona', now }),
   }));
   const rowOf = savs.map((sav) => sav.row);
-  const raw = await storedSections(source, layout);
-  const batches = raw ? storedSavBatches(source, layout, raw, rowOf) : sectionBatches(source, layout, rowOf);
-  return zipOnePassChunks<SavRow | SavWrittenRow>(files, batches, { level: SAV_ZIP_LEVEL, date: now, createSpool: spools });
+  const shape = layout.sections.length > 1 ? await source.repeatShape() : undefined;
+  const raw = storedSectionsOf(layout, shape);
+  type Batch = FileBatch<SavRow | SavWrittenRow, SavCasePieceRow>;
+  let threaded: AsyncIterable<Iterable<Batch>> | undefined;
+  if (raw && threading) {
+    const local = new SavRangeWriter(storedSectionsOf(layout, shape) as RawSections, savs);
+    threaded = await threadedSections<Batch>(source, raw, shape, osmTagKeys, threading, 'sav', {
+      steps: storedSavSteps(layout, raw, rowOf),
+      render: (page, start) => local.render(page, start),
+      joined: joinedPieces,
+      fits: () => true,
+    });
+  }
+  const batches = threaded ?? (raw ? storedSavBatches(source, layout, raw, rowOf) : sectionBatches(source, layout, rowOf));
+  return zipOnePassChunks<SavRow | SavWrittenRow, SavCasePieceRow>(files, batches, { level: SAV_ZIP_LEVEL, date: now, createSpool: spools });
 }

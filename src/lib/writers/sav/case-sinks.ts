@@ -49,6 +49,18 @@ abstract class GrowableBuffer {
     this.view = new DataView(grown.buffer);
   }
 
+  /** Makes room for `more` bytes after those written. */
+  protected reserve(more: number): void {
+    const needed = this.length + more;
+    if (needed <= this.buffer.length) return;
+    let capacity = this.buffer.length * 2;
+    while (capacity < needed) capacity *= 2;
+    const grown = new Uint8Array(capacity);
+    grown.set(this.buffer.subarray(0, this.length));
+    this.buffer = grown;
+    this.view = new DataView(grown.buffer);
+  }
+
   /** Copies out the first `count` bytes and moves the rest to the front. */
   protected takeFirst(count: number): Uint8Array {
     const taken = this.buffer.slice(0, count);
@@ -86,11 +98,28 @@ export class PlainSink extends GrowableBuffer implements CaseSink {
   finish(): void {}
 }
 
+/**
+ * Compressed cases encoded apart from the cases before them (another thread), beginning at
+ * command `phase` of a block (0: a block of their own): CompressedSink.join puts them in place.
+ */
+export interface CasePiece {
+  /** The bytes; with a phase, the first block's first `phase` commands are placeholders. */
+  readonly bytes: Uint8Array;
+  readonly phase: number;
+  /** Where the first block's data ends (0 without a phase). */
+  readonly firstEnd: number;
+  /** Where the block still open begins (the end of the bytes when none is), and its commands (8: none open). */
+  readonly tailStart: number;
+  readonly tailCount: number;
+}
+
 export class CompressedSink extends GrowableBuffer implements CaseSink {
   /** Where the open block's command bytes are. */
   private commandsAt = 0;
   /** Commands used in the open block; 8 means there is no open block. */
   private commandCount = 8;
+  /** Where the second block began since startAt() (-1: not yet; -2: not a piece). */
+  private firstEnd = -2;
   private lastSource: Uint8Array | undefined;
   private sourceView: DataView = new DataView(new ArrayBuffer(0));
   private otherSource: Uint8Array | undefined;
@@ -106,6 +135,7 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
   }
 
   private openBlock(): void {
+    if (this.firstEnd === -1) this.firstEnd = this.length;
     this.commandsAt = this.length;
     this.length += 8;
     this.commandCount = 0;
@@ -196,6 +226,62 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
     const taken = this.takeFirst(ready);
     if (this.commandCount !== 8) this.commandsAt -= ready;
     return taken;
+  }
+
+  /** Where the cases before these leave the block (see CasePiece): called first, on an empty sink. */
+  startAt(phase: number): void {
+    this.firstEnd = -2;
+    if (phase === 0) return;
+    this.openBlock();
+    this.firstEnd = -1;
+    this.buffer.fill(0, this.commandsAt, this.commandsAt + 8);
+    this.commandCount = phase;
+  }
+
+  /** The commands the open block holds (0 when none is open): where the next case's slots begin. */
+  get phase(): number {
+    return this.commandCount === 8 ? 0 : this.commandCount;
+  }
+
+  /** The cases written since startAt(phase), as a piece to join elsewhere. */
+  piece(phase: number): CasePiece {
+    const open = this.commandCount !== 8;
+    const firstEnd = phase === 0 ? 0 : this.firstEnd >= 0 ? this.firstEnd : this.length;
+    return { bytes: this.buffer.slice(0, this.length), phase, firstEnd, tailStart: open ? this.commandsAt : this.length, tailCount: open ? this.commandCount : 8 };
+  }
+
+  /**
+   * Puts a piece of cases after those written, whose open block must hold the piece's phase of
+   * commands: the bytes now final, the piece's own where they can be (not copied); the piece's open
+   * block stays open here.
+   */
+  join(piece: CasePiece): Uint8Array[] {
+    if (this.phase !== piece.phase) throw new Error(`sav writer: cases joined at command ${piece.phase} of a block at ${this.phase}`);
+    const { bytes } = piece;
+    let from = 0;
+    if (piece.phase > 0) {
+      const stillOpen = piece.tailStart === 0;
+      const count = stillOpen ? piece.tailCount : 8;
+      this.buffer.set(bytes.subarray(piece.phase, count), this.commandsAt + piece.phase);
+      const data = bytes.subarray(8, piece.firstEnd);
+      this.reserve(data.length);
+      this.buffer.set(data, this.length);
+      this.length += data.length;
+      this.commandCount = count;
+      if (stillOpen) return [];
+      from = piece.firstEnd;
+    }
+    const out = [this.take()];
+    if (piece.tailStart > from) out.push(bytes.subarray(from, piece.tailStart));
+    if (piece.tailCount < 8) {
+      const tail = bytes.subarray(piece.tailStart);
+      this.reserve(tail.length);
+      this.commandsAt = this.length;
+      this.buffer.set(tail, this.length);
+      this.length += tail.length;
+      this.commandCount = piece.tailCount;
+    }
+    return out;
   }
 
   /** Closes the open block; its unused commands are 0, which readers skip. */

@@ -6,7 +6,7 @@ import { CompressedSink, PlainSink } from './case-sinks.ts';
 import { CASE_COUNT_OFFSET } from './constants.ts';
 import { encodeDictionary } from './dictionary.ts';
 import { resolveLayout } from './layout.ts';
-import type { SavCaseOut, SavRow, SavVariable, SavWriterOptions, SavWrittenRow } from './types.ts';
+import type { SavCaseOut, SavCasePieceRow, SavRow, SavVariable, SavWriterOptions, SavWrittenRow } from './types.ts';
 import type { RowEncoder } from '../zip/one-pass.ts';
 
 export const DEFAULT_STRING_WIDTH = 255;
@@ -36,9 +36,45 @@ export function createSavWriter(
 interface SavEncoder extends SavWriter {
   add(values: SavRow): void;
   addWritten(row: SavWrittenRow): void;
+  /** Joins cases encoded elsewhere (compressed files only); the bytes now final. */
+  join(row: SavCasePieceRow): Uint8Array[];
   readonly readyLength: number;
   take(): Uint8Array;
   finish(): void;
+}
+
+/**
+ * Cases of a compressed file encoded apart from it (on another thread), after `casesBefore`
+ * cases: joined into the file in order by its encoder (SavRowEncoder.add of the piece).
+ */
+export interface SavCasePieces {
+  add(row: SavRow | SavWrittenRow): void;
+  /** The cases added so far, as a piece; the encoder is done with. */
+  piece(): SavCasePieceRow;
+}
+
+export function savCasePieces(variables: ReadonlyArray<SavVariable>, casesBefore: number, options: SavWriterOptions = {}): SavCasePieces {
+  const layout = resolveLayout(variables, options.defaultStringWidth ?? DEFAULT_STRING_WIDTH);
+  if (options.compression === false) throw new Error('sav writer: only compressed cases are encoded apart');
+  const encoder = new CaseEncoder(layout);
+  const sink = new CompressedSink(layout.slotCount);
+  const phase = (casesBefore * layout.slotCount) % 8;
+  sink.startAt(phase);
+  let cases = 0;
+  const out: SavCaseOut = {
+    cell: (index, cell) => encoder.cell(index, cell, sink),
+    textBytes: (index, src, start, end) => encoder.textBytes(index, src, start, end, sink),
+  };
+  return {
+    add(row) {
+      if ('write' in row) {
+        sink.beginCase();
+        row.write(out);
+      } else encoder.encode(row, sink);
+      cases += 1;
+    },
+    piece: () => ({ piece: sink.piece(phase), cases }),
+  };
 }
 
 function createSavEncoder(variables: ReadonlyArray<SavVariable>, options: SavWriterOptions): SavEncoder {
@@ -60,6 +96,11 @@ function createSavEncoder(variables: ReadonlyArray<SavVariable>, options: SavWri
     sink.beginCase();
     row.write(out);
     rowsWritten += 1;
+  };
+  const join = (row: SavCasePieceRow): Uint8Array[] => {
+    if (!(sink instanceof CompressedSink)) throw new Error('sav writer: only compressed cases are joined');
+    rowsWritten += row.cases;
+    return sink.join(row.piece);
   };
   const finish = (): void => {
     if (options.rowCount !== undefined && options.rowCount !== rowsWritten) {
@@ -87,6 +128,7 @@ function createSavEncoder(variables: ReadonlyArray<SavVariable>, options: SavWri
     variableNames: () => layout.variables.map((v) => v.name),
     add,
     addWritten,
+    join,
     get readyLength() {
       return sink.readyLength;
     },
@@ -103,9 +145,10 @@ export function savCaseCountPatch(rowCount: number): { offset: number; bytes: Ui
 }
 
 /** A .sav file's bytes as rows are added: the dictionary, then cases in chunks of about `chunkBytes`. */
-export interface SavRowEncoder extends RowEncoder<SavRow | SavWrittenRow> {
+export interface SavRowEncoder extends RowEncoder<SavRow | SavWrittenRow, SavCasePieceRow> {
   readonly head: Uint8Array;
   add(row: SavRow | SavWrittenRow): Uint8Array | undefined;
+  join(piece: SavCasePieceRow): Uint8Array[];
   end(): Uint8Array;
 }
 
@@ -118,6 +161,7 @@ export function savRowEncoder(
   const writer = createSavEncoder(variables, options);
   return {
     head: writer.header(),
+    join: (piece) => writer.join(piece),
     add(row) {
       if ('write' in row) writer.addWritten(row);
       else writer.add(row);

@@ -1,3 +1,4 @@
+import type { CasePiece } from './case-sinks.ts';
 export type SavMeasure = 'nominal' | 'ordinal' | 'scale';
 export type SavNumericFormat = 'F' | 'DATE' | 'DATETIME' | 'TIME';
 
@@ -50,4 +51,10 @@ export interface SavCaseOut {
 /** A row the caller writes variable by variable instead of giving its cells. */
 export interface SavWrittenRow {
   write(out: SavCaseOut): void;
+}
+
+/** Cases encoded elsewhere (savCasePieces), joined into the file where they were begun to follow. */
+export interface SavCasePieceRow {
+  readonly piece: CasePiece;
+  readonly cases: number;
 }

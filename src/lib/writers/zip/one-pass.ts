@@ -5,26 +5,33 @@ import type { SpoolFactory } from '../spool.ts';
 import { ZipWriter, type ZipEntryWriter, type ZipOptions } from './zip-writer.ts';
 
 /** How one file turns its rows into bytes. */
-export interface RowEncoder<Row> {
+export interface RowEncoder<Row, Piece = never> {
   /** The file's first bytes (its header). */
   readonly head: Uint8Array | string;
   /** Adds a row; returns bytes once enough have gathered to be worth writing. */
   add(row: Row): Uint8Array | string | undefined;
+  /** Joins rows encoded elsewhere (another thread) after those added; returns the bytes now final. */
+  join?(piece: Piece): readonly Uint8Array[];
   /** The file's last bytes. */
   end(): Uint8Array | string;
 }
 
-export interface OnePassFile<Row> {
+export interface OnePassFile<Row, Piece = never> {
   readonly name: string;
-  readonly encoder: RowEncoder<Row>;
+  readonly encoder: RowEncoder<Row, Piece>;
 }
 
 /** The rows one step (a record) adds to each file, by the file's index (missing: none). */
-export type FileBatch<Row> = ReadonlyArray<ReadonlyArray<Row> | undefined>;
+export type FileBatch<Row, Piece = never> = ReadonlyArray<ReadonlyArray<Row> | JoinedRows<Piece> | undefined>;
 
-export async function* zipOnePassChunks<Row>(
-  files: ReadonlyArray<OnePassFile<Row>>,
-  batches: AsyncIterable<Iterable<FileBatch<Row>>>,
+/** Rows a file's encoder joins whole (encoded elsewhere): see RowEncoder.join. */
+export interface JoinedRows<Piece> {
+  readonly joined: Piece;
+}
+
+export async function* zipOnePassChunks<Row, Piece = never>(
+  files: ReadonlyArray<OnePassFile<Row, Piece>>,
+  batches: AsyncIterable<Iterable<FileBatch<Row, Piece>>>,
   options: ZipOptions & { readonly createSpool: SpoolFactory },
 ): AsyncGenerator<Uint8Array, void, undefined> {
   const zip = new ZipWriter(options);
@@ -45,6 +52,10 @@ export async function* zipOnePassChunks<Row>(
           const encoder = files[i]?.encoder;
           const entry = entries[i];
           if (!rows || !encoder || !entry) continue;
+          if ('joined' in rows) {
+            for (const bytes of encoder.join?.(rows.joined) ?? []) await entry.write(bytes);
+            continue;
+          }
           for (const row of rows) {
             const bytes = encoder.add(row);
             if (bytes !== undefined) await entry.write(bytes);
