@@ -134,17 +134,22 @@ export function planSavFiles(form: FormModel, exportOptions: ExportOptions, base
 /** A range of records' cases in every .sav file, encoded apart (savCasePieces) to be joined in order. */
 export class SavRangeWriter {
   private readonly cells = new SavCells();
+  /** Per file, its encoder of pieces (its buffer kept from range to range). */
+  private readonly pieces: SavCasePieces[];
 
   constructor(
     private readonly raw: RawSections,
     private readonly savs: readonly SavSection[],
-  ) {}
+  ) {
+    this.pieces = savs.map((sav) => savCasePieces(sav.variables));
+  }
 
   render(page: RecordPage, start: readonly number[]): { facts: SheetRangeFacts; chunks: Uint8Array[] } {
     const raw = this.raw;
     raw.setCounterState(start);
     const before = raw.rowTotals(start);
-    const pieces = this.savs.map((sav, i) => savCasePieces(sav.variables, before[i] ?? 0));
+    const pieces = this.pieces;
+    pieces.forEach((piece, i) => piece.begin(before[i] ?? 0));
     const rows = this.savs.map((_, i) => new StoredSavRow(raw, i, 0, this.cells));
     for (const record of page.storedRecords()) {
       if (raw.read(record.src, record.start, record.end, record.meta)) {

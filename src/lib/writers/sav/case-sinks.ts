@@ -228,8 +228,10 @@ export class CompressedSink extends GrowableBuffer implements CaseSink {
     return taken;
   }
 
-  /** Where the cases before these leave the block (see CasePiece): called first, on an empty sink. */
+  /** Where the cases before these leave the block (see CasePiece): forgets everything written, and begins there. */
   startAt(phase: number): void {
+    this.length = 0;
+    this.commandCount = 8;
     this.firstEnd = -2;
     if (phase === 0) return;
     this.openBlock();

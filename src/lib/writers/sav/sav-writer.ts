@@ -44,28 +44,34 @@ interface SavEncoder extends SavWriter {
 }
 
 /**
- * Cases of a compressed file encoded apart from it (on another thread), after `casesBefore`
- * cases: joined into the file in order by its encoder (SavRowEncoder.add of the piece).
+ * Cases of a compressed file encoded apart from it (on another thread), a piece at a time: joined
+ * into the file in order by its encoder (SavRowEncoder.join).
  */
 export interface SavCasePieces {
+  /** Begins a piece of cases that follow `casesBefore` cases of the file. */
+  begin(casesBefore: number): void;
   add(row: SavRow | SavWrittenRow): void;
-  /** The cases added so far, as a piece; the encoder is done with. */
+  /** The cases added since begin(), as a piece (its bytes copied out). */
   piece(): SavCasePieceRow;
 }
 
-export function savCasePieces(variables: ReadonlyArray<SavVariable>, casesBefore: number, options: SavWriterOptions = {}): SavCasePieces {
+export function savCasePieces(variables: ReadonlyArray<SavVariable>, options: SavWriterOptions = {}): SavCasePieces {
   const layout = resolveLayout(variables, options.defaultStringWidth ?? DEFAULT_STRING_WIDTH);
   if (options.compression === false) throw new Error('sav writer: only compressed cases are encoded apart');
   const encoder = new CaseEncoder(layout);
   const sink = new CompressedSink(layout.slotCount);
-  const phase = (casesBefore * layout.slotCount) % 8;
-  sink.startAt(phase);
+  let phase = 0;
   let cases = 0;
   const out: SavCaseOut = {
     cell: (index, cell) => encoder.cell(index, cell, sink),
     textBytes: (index, src, start, end) => encoder.textBytes(index, src, start, end, sink),
   };
   return {
+    begin(casesBefore) {
+      phase = (casesBefore * layout.slotCount) % 8;
+      sink.startAt(phase);
+      cases = 0;
+    },
     add(row) {
       if ('write' in row) {
         sink.beginCase();
