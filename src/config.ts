@@ -48,7 +48,7 @@ export interface Config {
   readonly restServiceRetryMs: number;
   /** Job worker loops the server runs in-process; 0: none (run `gather worker` processes instead). */
   readonly workers: number;
-  /** Helper threads that render a big CSV export beside the main thread (PostgreSQL only); 0: none. */
+  /** Helper threads that render a big CSV, XLSX or savzip export beside the main thread (PostgreSQL only); 0: none. */
   readonly exportThreads: number;
   /** Records a CSV export needs before it starts helper threads. */
   readonly exportThreadMinRecords: number;
@@ -100,8 +100,8 @@ export const SETTINGS = [
   ['DISABLE_CREATING_USERS', 'false', 'refuse anonymous registration'],
   ['AUTH_CACHE_MS', '2000', 'how long a process may reuse a token lookup (0: never)'],
   ['WORKERS', '1', 'background job workers in the server process (0: none; use `gather worker`)'],
-  ['EXPORT_THREADS', '1', 'helper threads rendering a big CSV export beside the main thread, on PostgreSQL (0: none)'],
-  ['EXPORT_THREAD_MIN_RECORDS', '20000', 'records a CSV export needs before it uses helper threads'],
+  ['EXPORT_THREADS', '1', 'helper threads rendering a big CSV, XLSX or savzip export beside the main thread, on PostgreSQL (0: none)'],
+  ['EXPORT_THREAD_MIN_RECORDS', '20000', 'records a CSV, XLSX or savzip export needs before it uses helper threads'],
   ['PGLITE_UPKEEP_INTERVAL', '60', 'seconds between looks for a table of the embedded database to VACUUM or ANALYZE, one at a time (0: never)'],
   ['WEB_PROCESSES', '1', 'HTTP server processes sharing the port, or auto (one per CPU); more than 1 needs DATABASE_URL'],
   ['OAUTH2_ACCESS_TOKEN_EXPIRE_SECONDS', '36000', 'lifetime of an OAuth 2 access token'],
