@@ -23,7 +23,7 @@ import type { AppDeps } from '../../context.ts';
 import { claimantName, claimIsAbandoned } from '../../jobs/claimant.ts';
 import type { JobLog } from '../../jobs/log.ts';
 import { guardedAgent, type GuardedAgent } from '../../platform/remote-fetch.ts';
-import { recordTextsById } from '../submissions/repository.ts';
+import { queuedRecordTexts } from '../submissions/repository.ts';
 import * as repo from './repository.ts';
 import { deliveryTarget, postDelivery, type DeliveryResult } from './sender.ts';
 import { watchQueued } from './wakeup.ts';
@@ -193,9 +193,8 @@ interface ServeContext {
   signal: AbortSignal;
 }
 
-interface Ready {
-  queued: repo.QueuedDelivery;
-  body: string;
+interface Ready extends repo.QueuedRecord {
+  text: string;
 }
 
 /**
@@ -216,8 +215,12 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const startedAt = Date.now();
 
   const ready: Ready[] = [];
-  // Read in this hold and still in the queue: the next read leaves them out.
+  // Read in this hold and still in the queue: a read from the oldest leaves them out.
   const taken = new Set<number>();
+  // The highest id read: the next read starts after it, but the first after each checkpoint starts
+  // from the oldest not taken, for records committed after others queued later were read.
+  let after = 0;
+  let fromOldest = false;
   let done: number[] = [];
   let delivered = 0;
   let dropped = 0;
@@ -233,15 +236,16 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const readMore = (): Promise<void> => {
     reading ??= (async () => {
       if (shortRead) await delay(LINGER_MS, undefined, { signal: ctx.signal }).catch(() => undefined); // cut short by a stop
-      const queued = await repo.listQueuedDeliveries(deps.db, service.id, limit, [...taken]);
+      const from: repo.QueuePosition = !fromOldest ? { after } : taken.size > 0 ? { taken: [...taken] } : { after: 0 };
+      fromOldest = false;
+      const queued = await readQueued(deps, service, ctx.baseUrl, limit, from);
       shortRead = queued.length < limit;
       if (queued.length === 0 || probing) drained = true;
-      for (const q of queued) taken.add(q.id);
-      const bodies = await loadBodies(deps, service, [...new Set(queued.map((q) => q.instance_id))], ctx.baseUrl);
       for (const q of queued) {
-        const body = bodies.get(q.instance_id);
-        if (body === undefined) done.push(q.id); // the record was deleted before its turn
-        else ready.push({ queued: q, body });
+        taken.add(q.id);
+        if (q.id > after) after = q.id;
+        if (hasText(q)) ready.push(q);
+        else done.push(q.id); // the record was deleted before its turn
       }
     })().finally(() => {
       reading = undefined;
@@ -264,6 +268,7 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
           done: ids, ...counted, attempted: { status: last?.status ?? null, error: null, ok: true }, retryAfter: null, now: deps.clock.now(), release: false,
         });
         for (const id of ids) taken.delete(id);
+        fromOldest = true;
       } catch {
         // Left for the final settle.
         done.push(...ids);
@@ -292,14 +297,14 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
     const nowMs = deps.clock.now().getTime();
     const sending: Promise<DeliveryResult>[] = [];
     ctx.agent.together(() => {
-      for (const { queued: q, body } of burst) {
-        sending.push(postDelivery(ctx.agent.dispatcher, target, { body, contentType, event: q.event, deliveryId: q.id, secret, nowMs }));
+      for (const q of burst) {
+        sending.push(postDelivery(ctx.agent.dispatcher, target, { body: q.text, contentType, event: q.event, deliveryId: q.id, secret, nowMs }));
       }
     });
     const results = await Promise.all(sending);
     if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
     const now = deps.clock.now().getTime();
-    burst.forEach(({ queued: q }, i) => {
+    burst.forEach((q, i) => {
       const result = results[i];
       if (!result) return;
       if (result.ok) {
@@ -307,7 +312,7 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
         delivered += 1;
       } else {
         failed = true;
-        if (now - q.created_at.getTime() >= deps.config.restServiceRetryMs) {
+        if (now - q.createdMs >= deps.config.restServiceRetryMs) {
           done.push(q.id);
           dropped += 1;
         }
@@ -348,8 +353,17 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   if (readError !== undefined) throw readError;
 }
 
-/** Each record's body: its JSON as the data API shows it, or its submitted XML. */
-async function loadBodies(deps: AppDeps, service: repo.ClaimedService, ids: readonly number[], baseUrl: string): Promise<Map<number, string>> {
-  if (service.name === 'generic_xml') return repo.recordXmls(deps.db, service.form_id, ids);
-  return recordTextsById(deps.db, service.form_id, baseUrl, ids, 'rest-record-texts');
+/**
+ * The service's next queued records with their bodies: each record's JSON as the data API shows
+ * it, or its submitted XML. One statement; read after an id, kept prepared.
+ */
+async function readQueued(deps: AppDeps, service: repo.ClaimedService, baseUrl: string, limit: number, from: repo.QueuePosition): Promise<repo.QueuedRecord[]> {
+  const queue = repo.queuedDeliveries(service.id, limit, from);
+  const xml = service.name === 'generic_xml';
+  const prepared = 'after' in from ? (xml ? 'rest-queued-xml' : 'rest-queued-json') : undefined;
+  return xml ? repo.queuedRecordXmls(deps.db, service.form_id, queue, prepared) : queuedRecordTexts(deps.db, service.form_id, baseUrl, queue, prepared);
+}
+
+function hasText(queued: repo.QueuedRecord): queued is Ready {
+  return queued.text !== undefined;
 }

@@ -1,6 +1,7 @@
 // SQL for REST services (rest_services) and their delivery queue (rest_service_outbox).
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { DbOrTx } from '../../platform/db.ts';
+import { preparedMarker } from '../../platform/prepared-marker.ts';
 import type { RestServicesTable } from '../../platform/schema.ts';
 
 export type RestServiceRow = Selectable<RestServicesTable>;
@@ -160,35 +161,46 @@ export async function claimDueService(db: DbOrTx, now: Date, lockedBy: string, l
   return result.rows[0];
 }
 
-export interface QueuedDelivery {
+/**
+ * Where a dispatcher's next read of a service's queue starts: after the highest id it has read, or,
+ * with `taken` (what it read and has not yet removed), from the oldest record it has not read. A
+ * record's id is drawn when it is queued and the record is seen when its transaction commits, so a
+ * record committed late can lie below ids read already: only the second kind of read finds it.
+ */
+export type QueuePosition = { after: number } | { taken: readonly number[] };
+
+/**
+ * The service's next `limit` queued records (id, instance_id, event, created_at), as a query to
+ * read them with (queuedRecordTexts, queuedRecordXmls). Read after an id, its text is the same for
+ * any position: a statement that can be kept prepared.
+ */
+export function queuedDeliveries(serviceId: number, limit: number, from: QueuePosition): RawBuilder<unknown> {
+  // A literal array planned with its values is hashed; as a parameter of a kept plan it was
+  // searched element by element (bench/RESULTS.md, 2026-11-29): the `taken` form is not prepared.
+  const unread = 'after' in from ? sql`o.id > ${String(from.after)}::bigint` : sql`NOT (o.id = ANY(${from.taken.map(String)}::bigint[]))`;
+  return sql`SELECT o.id, o.instance_id, o.event, o.created_at FROM rest_service_outbox o
+    WHERE o.service_id = ${serviceId}::int AND ${unread} ORDER BY o.id LIMIT ${limit}::int`;
+}
+
+/** A queued delivery read with its record (queuedRecordTexts, queuedRecordXmls). */
+export interface QueuedRecord {
+  /** The queue entry's id. */
   id: number;
-  instance_id: number;
   event: DeliveryEvent;
-  created_at: Date;
+  /** When it was queued, epoch milliseconds. */
+  createdMs: number;
+  /** The body: the record's JSON as the data API shows it, or its XML; undefined when the record was deleted. */
+  text: string | undefined;
 }
 
-/** The service's oldest queued records, leaving out those this dispatcher has taken already. */
-export async function listQueuedDeliveries(db: DbOrTx, serviceId: number, limit: number, taken: readonly number[] = []): Promise<QueuedDelivery[]> {
-  let query = db
-    .selectFrom('rest_service_outbox')
-    .select(['id', 'instance_id', 'event', 'created_at'])
-    .where('service_id', '=', serviceId);
-  if (taken.length > 0) query = query.where(sql<boolean>`NOT (id = ANY(${taken.map(String)}::bigint[]))`);
-  const rows = await query.orderBy('id').limit(limit).execute();
-  return rows.map((r) => ({ ...r, id: Number(r.id) }));
-}
-
-/** The submitted XML of a form's live records, by id. */
-export async function recordXmls(db: DbOrTx, formId: number, ids: readonly number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('instances')
-    .select(['id', 'xml'])
-    .where('form_id', '=', formId)
-    .where('id', 'in', [...ids])
-    .where('deleted_at', 'is', null)
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.xml]));
+/** queuedRecordTexts (src/modules/submissions/repository.ts) for XML services: each queued record with its submitted XML. */
+export async function queuedRecordXmls(db: DbOrTx, formId: number, queue: RawBuilder<unknown>, prepared?: string): Promise<QueuedRecord[]> {
+  const marker = sql.raw(prepared === undefined ? '' : preparedMarker(prepared));
+  const result = await sql<{ delivery_id: string; event: DeliveryEvent; created_ms: number; xml: string | null }>`${marker}WITH q AS MATERIALIZED (${queue})
+    SELECT q.id AS delivery_id, q.event, (extract(epoch FROM q.created_at) * 1000)::float8 AS created_ms, i.xml
+    FROM q LEFT JOIN instances i ON i.id = q.instance_id AND i.form_id = ${formId}::int AND i.deleted_at IS NULL
+    ORDER BY q.id`.execute(db);
+  return result.rows.map((row) => ({ id: Number(row.delivery_id), event: row.event, createdMs: row.created_ms, text: row.xml ?? undefined }));
 }
 
 export interface DeliveryOutcome {

@@ -5,7 +5,7 @@ import { preparedMarker } from '../../platform/prepared-marker.ts';
 import type { InstancesTable } from '../../platform/schema.ts';
 import type { SubmissionForm } from '../../caches.ts';
 import { recordReviewKeys } from '../reviews/repository.ts';
-import { QUEUE_INSERTED_RECORD } from '../restservices/repository.ts';
+import { QUEUE_INSERTED_RECORD, type DeliveryEvent, type QueuedRecord } from '../restservices/repository.ts';
 import { recordText, type RecordRow } from './record-text.ts';
 
 export type InstanceRow = Selectable<InstancesTable>;
@@ -230,9 +230,14 @@ function attachmentsPerRecord(baseUrl: string): AttachmentSource {
  * per record when there are.
  */
 function attachmentsInRange(baseUrl: string, formId: number, first: number, last: number): AttachmentSource {
+  return attachmentsBetween(baseUrl, formId, sql`${first}::int`, sql`${last}::int`);
+}
+
+/** attachmentsInRange with the range's ends as expressions of the statement. */
+function attachmentsBetween(baseUrl: string, formId: number, first: RawBuilder<unknown>, last: RawBuilder<unknown>): AttachmentSource {
   return {
     join: sql`LEFT JOIN (SELECT a.instance_id, jsonb_agg(${attachmentJson(baseUrl, sql`${formId}::int`)} ORDER BY a.id)::text AS list
-      FROM attachments a WHERE a.instance_id >= ${first}::int AND a.instance_id <= ${last}::int GROUP BY a.instance_id) att ON att.instance_id = i.id`,
+      FROM attachments a WHERE a.instance_id >= ${first} AND a.instance_id <= ${last} GROUP BY a.instance_id) att ON att.instance_id = i.id`,
     list: sql`att.list`,
   };
 }
@@ -380,19 +385,36 @@ export async function recordTextsByIds(db: DbOrTx, formId: number, baseUrl: stri
 }
 
 /**
- * The same texts keyed by record id. `prepared` names the statement for a caller that reads this
- * way many times a second (the REST dispatcher): read in id order, its plan is a range of the
- * form's live records at any table size, so PostgreSQL may keep it rather than plan each read.
+ * The rows of `queue` (a query of queued deliveries: id, instance_id, event, created_at, at most a
+ * few hundred) with their records' texts, in id order: one statement, where the REST dispatcher
+ * read its queue and then the records. `prepared` names the statement for a caller that reads
+ * this way many times a second with a `queue` of the same text each time.
  */
-export async function recordTextsById(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[], prepared?: string): Promise<Map<number, string>> {
-  const texts = new Map<number, string>();
-  // Read in id order, whatever order they were asked in: one range scan instead of a lookup per id.
-  const ascending = [...new Set(ids)].sort((a, b) => a - b);
-  for (const row of await recordRowsByIds(db, formId, baseUrl, ascending, prepared)) texts.set(Number(row.id), recordText(row));
-  return texts;
+export async function queuedRecordTexts(db: DbOrTx, formId: number, baseUrl: string, queue: RawBuilder<unknown>, prepared?: string): Promise<QueuedRecord[]> {
+  const marker = sql.raw(prepared === undefined ? '' : preparedMarker(prepared));
+  // As recordTextsByIds reads records in id order: one scan of the range of the form's live
+  // records (and of their attachments) that the queued records span, with the ends found in the
+  // statement (a lookup per record cost PostgreSQL about twice as much). Materialised: joined in
+  // place, a plan could scan that range once per queued record.
+  const first = sql`(SELECT min(q.instance_id) FROM q)`;
+  const last = sql`(SELECT max(q.instance_id) FROM q)`;
+  const attachments = attachmentsBetween(baseUrl, formId, first, last);
+  const result = await sql<Omit<RecordRow, 'json'> & { json: string | null; delivery_id: string; event: DeliveryEvent; created_ms: number }>`${marker}WITH q AS MATERIALIZED (${queue}),
+    r AS MATERIALIZED (SELECT ${recordColumns(attachments)} FROM ${RECORD_FROM} ${attachments.join}
+      WHERE i.form_id = ${formId}::int AND i.deleted_at IS NULL AND i.id >= ${first} AND i.id <= ${last}
+        AND i.id = ANY(ARRAY(SELECT q.instance_id FROM q)))
+    SELECT q.id AS delivery_id, q.event, (extract(epoch FROM q.created_at) * 1000)::float8 AS created_ms, r.*
+    FROM q LEFT JOIN r ON r.id = q.instance_id
+    ORDER BY q.id`.execute(db);
+  return result.rows.map((row) => ({ id: Number(row.delivery_id), event: row.event, createdMs: row.created_ms, text: hasRecord(row) ? recordText(row) : undefined }));
 }
 
-async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[], prepared?: string): Promise<RecordRow[]> {
+/** A row of a left join to the records that found its record. */
+function hasRecord<T extends { json: string | null }>(row: T): row is T & { json: string } {
+  return row.json !== null;
+}
+
+async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids: readonly number[]): Promise<RecordRow[]> {
   if (ids.length === 0) return [];
   const ascending = ids.every((id, n) => n === 0 || id > (ids[n - 1] ?? 0));
   if (ascending) {
@@ -401,8 +423,7 @@ async function recordRowsByIds(db: DbOrTx, formId: number, baseUrl: string, ids:
     const first = ids[0] ?? 0;
     const last = ids[ids.length - 1] ?? 0;
     const attachments = attachmentsInRange(baseUrl, formId, first, last);
-    const marker = sql.raw(prepared === undefined ? '' : preparedMarker(prepared));
-    const result = await sql<RecordRow>`${marker}SELECT ${recordColumns(attachments)} FROM ${RECORD_FROM} ${attachments.join}
+    const result = await sql<RecordRow>`SELECT ${recordColumns(attachments)} FROM ${RECORD_FROM} ${attachments.join}
       WHERE i.form_id = ${formId} AND i.deleted_at IS NULL AND i.id >= ${first}::int AND i.id <= ${last}::int
         AND i.id = ANY(${[...ids]}::int[])
       ORDER BY i.id`.execute(db);
