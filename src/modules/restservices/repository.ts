@@ -43,34 +43,43 @@ function anyQueued(serviceId: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /**
+ * An INSERT queuing `records` (a relation of records' id and form_id) for each of their forms'
+ * services, or only those taking updates. Each service's event, with its notification when its
+ * queue was idle, is worked out once a statement (`due`), not once a record: the probe of the
+ * queue's index cost PostgreSQL about 4 µs a record of a batch (bench/RESULTS.md, 2026-11-29).
+ * Queued in the records' id order, so that they are delivered in it.
+ */
+function queueRecords(records: RawBuilder<unknown>, event: RawBuilder<unknown>, updatesOnly: boolean): RawBuilder<unknown> {
+  return sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
+    WITH recs AS (SELECT r.id, r.form_id FROM ${records} r),
+      due AS MATERIALIZED (SELECT s.id, s.form_id, ${eventNotifyingIdle(sql.ref('s.id'), event)} AS event FROM rest_services s
+        WHERE s.form_id IN (SELECT recs.form_id FROM recs) ${updatesOnly ? sql`AND s.send_updates` : sql``})
+    SELECT due.id, recs.id, due.event FROM recs JOIN due ON due.form_id = recs.form_id ORDER BY recs.id, due.id`;
+}
+
+/**
  * For a statement storing new records (a submission, src/modules/submissions/repository.ts; an
  * import's batch, src/modules/imports/repository.ts): a data-modifying CTE queuing the records in
  * `ins` (their id and form_id) for each of their form's services, in the statement that stores
  * them. No service: an index probe that inserts nothing.
  */
-export const QUEUE_INSERTED_RECORD: RawBuilder<unknown> = sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-  SELECT s.id, ins.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`'created'::text`)} FROM ins JOIN rest_services s ON s.form_id = ins.form_id`;
+export const QUEUE_INSERTED_RECORD: RawBuilder<unknown> = queueRecords(sql.ref('ins'), sql`'created'::text`, false);
 
 /** The same for records an import edited, in `edited` (their id and form_id): services taking updates. */
-export const QUEUE_EDITED_RECORDS: RawBuilder<unknown> = sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-  SELECT s.id, edited.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`'edited'::text`)}
-  FROM edited JOIN rest_services s ON s.form_id = edited.form_id AND s.send_updates`;
+export const QUEUE_EDITED_RECORDS: RawBuilder<unknown> = queueRecords(sql.ref('edited'), sql`'edited'::text`, true);
 
 /** Queues records of one form for its services, inside the transaction that changes them. */
 export async function queueDeliveries(db: DbOrTx, formId: number, instanceIds: readonly number[], event: DeliveryEvent): Promise<void> {
   if (instanceIds.length === 0) return;
-  const updatesOnly = event === 'created' ? sql`TRUE` : sql`s.send_updates`;
-  await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-    SELECT s.id, r.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`${event}::text`)} FROM rest_services s CROSS JOIN unnest(${[...instanceIds]}::int[]) AS r(id)
-    WHERE s.form_id = ${formId}::int AND ${updatesOnly}`.execute(db);
+  const records = sql`(SELECT u.id, ${formId}::int AS form_id FROM unnest(${[...instanceIds]}::int[]) AS u(id))`;
+  await queueRecords(records, sql`${event}::text`, event !== 'created').execute(db);
 }
 
 /** Queues reviewed records (of any forms) for the services that take updates. */
 export async function queueReviewedRecords(db: DbOrTx, instanceIds: readonly number[]): Promise<void> {
   if (instanceIds.length === 0) return;
-  await sql`INSERT INTO rest_service_outbox (service_id, instance_id, event)
-    SELECT s.id, i.id, ${eventNotifyingIdle(sql.ref('s.id'), sql`'reviewed'::text`)} FROM instances i JOIN rest_services s ON s.form_id = i.form_id AND s.send_updates
-    WHERE i.id = ANY(${[...instanceIds]}::int[])`.execute(db);
+  const records = sql`(SELECT i.id, i.form_id FROM instances i WHERE i.id = ANY(${[...instanceIds]}::int[]))`;
+  await queueRecords(records, sql`'reviewed'::text`, true).execute(db);
 }
 
 export async function insertService(db: DbOrTx, fields: ServiceFields, createdBy: number, now: Date): Promise<RestServiceRow | undefined> {
