@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { basic, createUser, multipart, publishForm, postSubmission, startTestServer, type TestServer, type TestUser, restartableStorage } from '../helpers.ts';
 import { formFile } from '../fixtures/forms.ts';
 import { HOUSEHOLD_CSV, householdCsv, householdXml } from '../fixtures/submissions.ts';
@@ -417,6 +418,54 @@ describe('REST service deliveries across a restart', () => {
 const IMPORT_FIXTURES = join(import.meta.dirname, '../fixtures/imports');
 const importFixture = (name: string): Buffer => readFileSync(join(IMPORT_FIXTURES, name));
 const uuidOf = (r: Received): string => String((JSON.parse(r.body) as Record<string, unknown>)['_uuid']);
+
+describe('a record queued by a transaction that commits late', () => {
+  // PGlite has one connection: a transaction held open would hold every other statement too.
+  const skip = process.env['DATABASE_URL'] ? false : 'needs PostgreSQL (DATABASE_URL): PGlite runs one transaction at a time';
+
+  test('still reaches the service, once, after records queued after it were delivered', { skip }, async () => {
+    const receiver = new Receiver();
+    await receiver.listen();
+    const server = await startTestServer({ ALLOW_PRIVATE_URLS: 'true', REST_SERVICE_TIMEOUT: '2' });
+    const deliveries = startRestDeliveries(server.deps, { log: quiet, pollMs: 50 });
+    const late = new pg.Client({ connectionString: server.deps.config.databaseUrl });
+    await late.connect();
+    try {
+      const bob = await createUser(server.app, 'bob');
+      const formId = await publishForm(server.app, bob, formFile(HOUSEHOLD_CSV, 'household.csv'));
+      const created = await server.app.inject({
+        method: 'POST', url: '/api/v1/restservices', headers: bob.auth, payload: { xform: formId, name: 'generic_json', service_url: receiver.url('/late') },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const serviceId = Number((created.json() as Record<string, unknown>)['id']);
+      const first = await submit(server.app, bob, 'First');
+      await waitFor('the first record', () => receiver.at('/late').length === 1);
+      const firstId = Number((JSON.parse(receiver.at('/late')[0]?.body ?? '{}') as Record<string, unknown>)['_id']);
+
+      // A queue entry takes its id now and commits only after the records below were queued,
+      // read and delivered: the dispatcher has read past its id before it can see it.
+      await late.query('BEGIN');
+      await late.query(`INSERT INTO rest_service_outbox (service_id, instance_id, event) VALUES ($1, $2, 'edited')`, [serviceId, firstId]);
+      const before = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(server.app, bob, `Before ${i}`)));
+      await waitFor('the records queued after it', () => before.every(({ uuid }) => receiver.at('/late').some((r) => uuidOf(r) === uuid)));
+      // Records keep arriving while it commits, so the dispatcher's hold goes on reading.
+      const during = Promise.all(Array.from({ length: 20 }, (_, i) => submit(server.app, bob, `During ${i}`)));
+      await late.query('COMMIT');
+      const after = await during;
+      const editedOfFirst = (): Received[] => receiver.at('/late').filter((r) => r.headers['x-gather-event'] === 'edited' && uuidOf(r) === first.uuid);
+      await waitFor('the late entry', () => editedOfFirst().length === 1 && after.every(({ uuid }) => receiver.at('/late').some((r) => uuidOf(r) === uuid)), 15_000);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(editedOfFirst().length, 1, 'the late entry once');
+      assert.equal(receiver.at('/late').length, 42, 'each record once, and the late entry');
+    } finally {
+      await late.end();
+      await deliveries.stop();
+      await server.close();
+      await receiver.close();
+    }
+  });
+});
+
 
 describe('REST service deliveries without waiting for a poll', () => {
   let server: TestServer;
