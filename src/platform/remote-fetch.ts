@@ -174,6 +174,8 @@ export interface GuardedAgent {
    * one system call instead of one each (undici writes a request's head and body as one).
    */
   together(write: () => void): void;
+  /** Connections made so far: a burst that made none went over connections the receiver kept open. */
+  readonly connectionsMade: number;
 }
 
 /**
@@ -186,10 +188,12 @@ export async function guardedAgent(options: { allowPrivateAddresses: boolean; ti
   const connectOne = buildConnector({ lookup: guardedLookup(options.allowPrivateAddresses), timeout: options.timeoutMs });
   // The connections made, for together() to hold their output; each leaves the set as it closes.
   const open = new Set<Socket>();
+  let made = 0;
   const connect = (target: Parameters<typeof connectOne>[0], callback: Parameters<typeof connectOne>[1]): void => {
     connectOne(target, (...args) => {
       const socket = args[1];
       if (socket && !socket.destroyed) {
+        made += 1;
         open.add(socket);
         socket.once('close', () => open.delete(socket));
       }
@@ -205,6 +209,9 @@ export async function guardedAgent(options: { allowPrivateAddresses: boolean; ti
   });
   return {
     dispatcher,
+    get connectionsMade() {
+      return made;
+    },
     together(write) {
       const held = [...open];
       for (const socket of held) socket.cork();

@@ -310,8 +310,9 @@ describe('REST services', () => {
   });
 
   test('a receiver that closes its connection after each answer gets every record of a burst', async () => {
-    // Deliveries are pipelined: those written behind an answer that closed the connection are sent
-    // again on a new one (at least once: a receiver that had read them may see them twice).
+    // Deliveries are pipelined only to a receiver seen to keep its connections open: pipelined
+    // behind an answer that closed the connection, they would be sent again on a new one, and a
+    // receiver that had read them would see them twice.
     const closingForm = await publishForm(server.app, bob, formFile(householdCsv('household_closing'), 'household.csv'));
     receiver.closing.add('/closing');
     const created = await create(bob, { xform: closingForm, name: 'generic_json', service_url: receiver.url('/closing') });
@@ -336,6 +337,7 @@ describe('REST services', () => {
     assert.equal(log['last_status'], 200);
     assert.equal(log['last_error'], null);
     assert.equal(new Set(receiver.at('/closing').map(uuidOf)).size, burst.length);
+    assert.equal(receiver.at('/closing').length, burst.length, 'each record once');
   });
 
   test('a receiver that never answers delays neither submissions nor another form’s deliveries', async () => {

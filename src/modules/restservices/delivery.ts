@@ -11,8 +11,9 @@
 // service in back-off costs nothing; one that never answers holds at most one loop, for one
 // record (a failing service is probed one record at a time), for REST_SERVICE_TIMEOUT.
 //
-// A healthy service gets its records in bursts (serveService): up to PARALLEL pipelined over a
-// few kept-alive connections, the next BATCH read while a burst is out, the delivered removed from
+// A healthy service gets its records in bursts (serveService): up to PARALLEL at once, pipelined
+// over a few kept-alive connections once the receiver is seen to keep them open (connections.ts),
+// the next BATCH read while a burst is out, the delivered removed from
 // the queue a batch at a time. A caught-up service is read again LINGER_MS after a short read,
 // and let go when a read finds nothing. Delivery is at least once: a process killed after a POST and
 // before the removal sends that record again (same X-Gather-Delivery id) after the restart.
@@ -22,8 +23,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { AppDeps } from '../../context.ts';
 import { claimantName, claimIsAbandoned } from '../../jobs/claimant.ts';
 import type { JobLog } from '../../jobs/log.ts';
-import { guardedAgent, type GuardedAgent } from '../../platform/remote-fetch.ts';
 import { queuedRecordTexts } from '../submissions/repository.ts';
+import { ReceiverConnections } from './connections.ts';
 import * as repo from './repository.ts';
 import { deliveryTarget, postDelivery, type DeliveryResult } from './sender.ts';
 import { watchQueued } from './wakeup.ts';
@@ -33,7 +34,8 @@ const BATCH = 128;
 /** Deliveries in flight per service: a burst's most. */
 const PARALLEL = 32;
 /**
- * Connections per service's origin, each with PARALLEL / CONNECTIONS deliveries pipelined: a burst
+ * Connections per service's origin once pipelining (connections.ts), each with PARALLEL /
+ * CONNECTIONS deliveries pipelined: a burst
  * goes out in one write a connection and its answers come back a few to a read, where a connection
  * a delivery costs a write and a wake-up each.
  */
@@ -82,12 +84,12 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
   // Each service has connections of its own, made when it is first served (remote-fetch.ts loads
   // undici then): deliveries pipelined behind a slow answer wait for it, and another service's,
   // though at the same origin, must not.
-  const agents = new Map<number, Promise<GuardedAgent>>();
-  const pool = (serviceId: number): Promise<GuardedAgent> => {
+  const agents = new Map<number, ReceiverConnections>();
+  const pool = (serviceId: number): ReceiverConnections => {
     let made = agents.get(serviceId);
     if (!made) {
-      made = guardedAgent({
-        allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, connections: CONNECTIONS, pipelining: PARALLEL / CONNECTIONS,
+      made = new ReceiverConnections({
+        allowPrivateAddresses: config.allowPrivateUrls, timeoutMs: config.restServiceTimeoutMs, parallel: PARALLEL, pipelinedConnections: CONNECTIONS,
       });
       agents.set(serviceId, made);
     }
@@ -125,7 +127,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
     const service = await repo.claimDueService(deps.db, now, lockedBy, new Date(now.getTime() + leaseMs));
     if (!service) return false;
     try {
-      await serveService(deps, { service, lockedBy, agent: await pool(service.id), baseUrl, signal: shutdown.signal });
+      await serveService(deps, { service, lockedBy, connections: pool(service.id), baseUrl, signal: shutdown.signal });
     } catch (error) {
       options.log('error', `REST service ${service.id}: delivery failed unexpectedly`, error);
       await repo.settleService(deps.db, service.id, lockedBy, {
@@ -164,7 +166,7 @@ export function startRestDeliveries(deps: AppDeps, options: RestDeliveryOptions)
       stopped = true;
       shutdown.abort();
       // Fails the deliveries in flight at once; their senders see the abort and leave them queued.
-      const closing = Promise.all([...agents.values()].map((agent) => agent.then((made) => made.dispatcher.destroy())));
+      const closing = Promise.all([...agents.values()].map((connections) => connections.destroy()));
       await stopWatching();
       wake();
       await loops.catch(() => undefined);
@@ -188,7 +190,7 @@ async function releaseAbandoned(deps: AppDeps, log: JobLog): Promise<void> {
 interface ServeContext {
   service: repo.ClaimedService;
   lockedBy: string;
-  agent: GuardedAgent;
+  connections: ReceiverConnections;
   baseUrl: string;
   signal: AbortSignal;
 }
@@ -296,12 +298,15 @@ async function serveService(deps: AppDeps, ctx: ServeContext): Promise<void> {
   const sendBurst = async (burst: readonly Ready[]): Promise<void> => {
     const nowMs = deps.clock.now().getTime();
     const sending: Promise<DeliveryResult>[] = [];
-    ctx.agent.together(() => {
+    const agent = await ctx.connections.current();
+    const connectionsBefore = agent.connectionsMade;
+    agent.together(() => {
       for (const q of burst) {
-        sending.push(postDelivery(ctx.agent.dispatcher, target, { body: q.text, contentType, event: q.event, deliveryId: q.id, secret, nowMs }));
+        sending.push(postDelivery(agent.dispatcher, target, { body: q.text, contentType, event: q.event, deliveryId: q.id, secret, nowMs }));
       }
     });
     const results = await Promise.all(sending);
+    ctx.connections.observe(burst.length, agent.connectionsMade - connectionsBefore);
     if (ctx.signal.aborted) return; // shutting down: what was in flight stays queued
     const now = deps.clock.now().getTime();
     burst.forEach((q, i) => {
