@@ -18,8 +18,8 @@ import type { ExportOptions } from './options.ts';
 import type { IdRange, ScopeFacts } from './source.ts';
 
 /**
- * What a helper thread needs to render ranges of one export (sent as its workerData): flat CSV
- * lines, or an XLSX's sheets' rows (sheet-ranges.ts).
+ * What a helper thread needs to render ranges of one export (sent when the export begins on it):
+ * flat CSV lines, or an XLSX's sheets' rows (sheet-ranges.ts), or .sav files' cases.
  */
 export interface CsvHelperSetup {
   readonly kind?: 'csv' | 'xlsx' | 'sav';
@@ -32,11 +32,6 @@ export interface CsvHelperSetup {
   readonly facts: ScopeFacts;
 }
 
-/** The setup as the helper receives it: with the channel its bytes go through. */
-export interface CsvHelperData extends CsvHelperSetup {
-  readonly bytes: MessagePort;
-}
-
 /**
  * A range to render; for sheets, where its rows' `_index` counters are predicted to start
  * (RawSections.counterState()).
@@ -45,7 +40,15 @@ export interface HelperRange extends IdRange {
   readonly start?: readonly number[];
 }
 
-export type CsvHelperRequest = { readonly seq: number; readonly range: HelperRange } | { readonly close: true };
+/**
+ * What a helper is asked, in order: an export begins (with the channel its bytes go through), its
+ * ranges, its end; or the thread is to end.
+ */
+export type CsvHelperRequest =
+  | { readonly begin: CsvHelperSetup; readonly bytes: MessagePort }
+  | { readonly seq: number; readonly range: HelperRange }
+  | { readonly end: true }
+  | { readonly close: true };
 
 /**
  * What a range of sheets' rows (or .sav files' cases) holds: the `_index` counters it began and ended at, its rows and
@@ -111,47 +114,81 @@ export interface RangeRenderer {
   render(seq: number, range: HelperRange): Promise<RenderedRange>;
 }
 
-/** One helper thread and the requests it has not answered. */
+/**
+ * One helper thread and the requests it has not answered. A thread serves one export at a time,
+ * and export after export (borrowHelpers): its start, its modules' compilation and its warm-up
+ * are paid once, not for every export.
+ */
 export class CsvHelper implements RangeRenderer {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, Waiting>();
-  /** Where the helper's bytes wait until taken (never listened to). */
-  private readonly bytes: MessagePort;
+  /** Where the current export's bytes wait until taken (never listened to). */
+  private bytes: MessagePort | undefined;
   /** Bytes received before their range was taken. */
   private readonly early = new Map<number, readonly Uint8Array[]>();
   private failure: Error | undefined;
+  /** A range of the current export failed (the thread may hold what it was doing then). */
+  private spoiled = false;
   private closing = false;
+  private exited = false;
+  private readonly exit: Promise<void>;
+  /** Told when the thread fails or stops by itself (the pool forgets it). */
+  onFailure: (() => void) | undefined;
 
-  constructor(module: URL, setup: CsvHelperSetup) {
-    const channel = new MessageChannel();
-    this.bytes = channel.port1;
-    this.bytes.unref();
-    const data: CsvHelperData = { ...setup, bytes: channel.port2 };
-    const options = {
-      workerData: data,
-      transferList: [channel.port2],
-      resourceLimits: { maxYoungGenerationSizeMb: HELPER_YOUNG_GENERATION_MB },
-    };
+  /** A thread of `module`; with `setup`, that export begun on it. */
+  constructor(module: URL, setup?: CsvHelperSetup) {
+    const options = { resourceLimits: { maxYoungGenerationSizeMb: HELPER_YOUNG_GENERATION_MB } };
     this.worker = module.pathname.endsWith('.ts')
       ? // Running from source: a worker thread does not inherit tsx's loader, so it registers it first.
         new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); })`, { ...options, eval: true })
       : new Worker(module, options);
+    this.exit = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (reply: CsvHelperReply) => {
       const waiting = this.waiting.get(reply.seq);
       this.waiting.delete(reply.seq);
-      if ('error' in reply) waiting?.reject(new Error(`CSV helper thread: ${reply.error}`));
-      else waiting?.resolve({ records: reply.records, sheets: reply.sheets, take: () => this.take(reply.seq) });
+      if ('error' in reply) {
+        this.spoiled = true;
+        waiting?.reject(new Error(`CSV helper thread: ${reply.error}`));
+      } else waiting?.resolve({ records: reply.records, sheets: reply.sheets, take: () => this.take(reply.seq) });
     });
     this.worker.on('error', (error) => this.fail(error));
     this.worker.on('exit', (code) => {
+      this.exited = true;
       if (!this.closing) this.fail(new Error(`CSV helper thread stopped (exit code ${code})`));
     });
+    if (setup) this.begin(setup);
   }
 
   private fail(error: Error): void {
     this.failure ??= error;
     for (const waiting of this.waiting.values()) waiting.reject(this.failure);
     this.waiting.clear();
+    this.onFailure?.();
+  }
+
+  /** Begins an export on the thread: the ranges asked for from now on are its. */
+  begin(setup: CsvHelperSetup): void {
+    const channel = new MessageChannel();
+    this.bytes = channel.port1;
+    this.bytes.unref();
+    this.early.clear();
+    this.spoiled = false;
+    this.worker.ref();
+    this.worker.postMessage({ begin: setup, bytes: channel.port2 } satisfies CsvHelperRequest, [channel.port2]);
+  }
+
+  /**
+   * Ends the current export on the thread (its connection is closed there; bytes it sent that were
+   * not taken are dropped). True if the thread can serve another export: it has not failed, and no
+   * range of this one failed or is unanswered.
+   */
+  end(): boolean {
+    if (!this.failure && !this.exited) this.worker.postMessage({ end: true } satisfies CsvHelperRequest);
+    this.bytes?.close();
+    this.bytes = undefined;
+    this.early.clear();
+    this.worker.unref();
+    return !this.failure && !this.exited && !this.spoiled && this.waiting.size === 0;
   }
 
   /**
@@ -166,7 +203,7 @@ export class CsvHelper implements RangeRenderer {
         this.early.delete(seq);
         return early;
       }
-      const received = receiveMessageOnPort(this.bytes) as { message: CsvHelperBytes } | undefined;
+      const received = this.bytes ? (receiveMessageOnPort(this.bytes) as { message: CsvHelperBytes } | undefined) : undefined;
       if (!received) throw new Error(`CSV helper thread: the bytes of range ${seq} are missing`);
       this.early.set(received.message.seq, received.message.chunks);
     }
@@ -187,13 +224,86 @@ export class CsvHelper implements RangeRenderer {
   /** Lets the helper close its connection and end; stops it if it has not ended within a second. */
   async close(): Promise<void> {
     this.closing = true;
-    const ended = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.bytes?.close();
+    this.bytes = undefined;
+    if (this.exited) return;
+    if (this.failure) {
+      await this.worker.terminate();
+      return;
+    }
     this.worker.postMessage({ close: true } satisfies CsvHelperRequest);
     const timer = setTimeout(() => void this.worker.terminate(), 1000);
-    await ended;
+    await this.exit;
     clearTimeout(timer);
-    this.bytes.close();
   }
+}
+
+/**
+ * How long an idle helper thread is kept for the next export: long enough for exports that follow
+ * each other, short enough that the server's idle memory goes back down soon after (the thread's
+ * heap is most of what it holds).
+ */
+const HELPER_IDLE_MS = 2_000;
+
+interface IdleHelper {
+  readonly helper: CsvHelper;
+  readonly module: string;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** Helper threads kept between exports, each stopped after HELPER_IDLE_MS unused. */
+const idleHelpers: IdleHelper[] = [];
+/** The most helpers one export has asked for: no more are kept idle. */
+let mostAskedFor = 0;
+
+function forget(idle: IdleHelper): void {
+  const at = idleHelpers.indexOf(idle);
+  if (at >= 0) idleHelpers.splice(at, 1);
+  clearTimeout(idle.timer);
+  idle.helper.onFailure = undefined;
+}
+
+/**
+ * `count` helper threads for one export, begun with its setup: idle ones kept from earlier
+ * exports first, new ones for the rest. Give them back with returnHelpers.
+ */
+export function borrowHelpers(module: URL, setup: CsvHelperSetup, count: number): CsvHelper[] {
+  mostAskedFor = Math.max(mostAskedFor, count);
+  const helpers: CsvHelper[] = [];
+  for (let i = 0; i < count; i++) {
+    const idle = idleHelpers.find((kept) => kept.module === module.href);
+    if (idle) forget(idle);
+    const helper = idle?.helper ?? new CsvHelper(module);
+    helper.begin(setup);
+    helpers.push(helper);
+  }
+  return helpers;
+}
+
+/**
+ * Ends an export on its helpers: each that can serve another is kept idle for a while, the others
+ * (failed, or left with a range failed or unanswered) are stopped.
+ */
+export async function returnHelpers(module: URL, helpers: readonly CsvHelper[]): Promise<void> {
+  const stopping: Promise<void>[] = [];
+  for (const helper of helpers) {
+    if (helper.end() && idleHelpers.length < mostAskedFor) {
+      const idle: IdleHelper = {
+        helper,
+        module: module.href,
+        timer: setTimeout(() => {
+          forget(idle);
+          void helper.close();
+        }, HELPER_IDLE_MS).unref(),
+      };
+      helper.onFailure = () => {
+        forget(idle);
+        void helper.close();
+      };
+      idleHelpers.push(idle);
+    } else stopping.push(helper.close());
+  }
+  await Promise.all(stopping);
 }
 
 /** Ranges rendered at most this far ahead of the one being written (bounds the memory they hold). */

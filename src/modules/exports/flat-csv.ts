@@ -5,7 +5,7 @@ import { compileCsvRows, type CsvRowWriter } from '../../lib/writers/csv/compile
 import { planFlatLayout, type FlatLayout } from '../../lib/writers/layout/flat.ts';
 import { rawCsvWriter, type RawCsvWriter } from '../../lib/writers/csv/raw-rows.ts';
 import { ROW_META_KEYS } from './record-rows.ts';
-import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup } from './csv-threads.ts';
+import { borrowHelpers, csvHelperModule, returnHelpers, renderRanges, type CsvHelperSetup } from './csv-threads.ts';
 import { RANGE_SIZE, type ExportSource, type ExportTarget, type IdRange, type RecordPage, type SplitPass } from './source.ts';
 
 /**
@@ -80,7 +80,7 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
 
   async function* threaded(split: SplitPass, setup: CsvHelperSetup, threads: number, module: URL): AsyncGenerator<Uint8Array> {
     // The helpers start (a thread, its modules, a connection) while the first page is rendered here.
-    const helpers = Array.from({ length: threads }, () => new CsvHelper(module, setup));
+    const helpers = borrowHelpers(module, setup, threads);
     try {
       yield* flatCsvBytes(lines, split.first, encoder);
       await source.noteWritten(split.first.count);
@@ -97,7 +97,7 @@ export async function flatCsvChunks(source: ExportSource, threading?: CsvThreadi
         await source.noteWritten(rendered.records);
       }
     } finally {
-      await Promise.all(helpers.map((helper) => helper.close()));
+      await returnHelpers(module, helpers);
     }
     for await (const page of split.rest()) {
       yield* flatCsvBytes(lines, page, encoder, false);

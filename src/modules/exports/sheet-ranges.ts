@@ -12,7 +12,7 @@ import { planSections, type SectionedLayout } from '../../lib/writers/layout/sec
 import { SheetBytes } from '../../lib/writers/xlsx/sheet-bytes.ts';
 import { fitRow, type SheetLimits } from '../../lib/writers/xlsx/sheet-parts.ts';
 import type { RepeatShape } from '../../lib/writers/layout/repeat-shape.ts';
-import { CsvHelper, csvHelperModule, renderRanges, type CsvHelperSetup, type RenderedRange, type SheetRangeFacts } from './csv-threads.ts';
+import { borrowHelpers, csvHelperModule, returnHelpers, renderRanges, type CsvHelperSetup, type RenderedRange, type SheetRangeFacts } from './csv-threads.ts';
 import type { CsvThreading } from './flat-csv.ts';
 import type { ExportOptions } from './options.ts';
 import type { RecordPage } from './record-rows.ts';
@@ -147,7 +147,7 @@ export async function threadedSections<Step>(
   };
   return (async function* threaded(): AsyncGenerator<Iterable<Step>> {
     // The helpers start (a thread, its modules, a connection) while the first page is written here.
-    const helpers = Array.from({ length: threading.threads }, () => new CsvHelper(module, setup));
+    const helpers = borrowHelpers(module, setup, threading.threads);
     try {
       yield sections.steps(split.first);
       await source.noteWritten(split.first.count);
@@ -192,7 +192,7 @@ export async function threadedSections<Step>(
       }
       raw.setCounterState(state);
     } finally {
-      await Promise.all(helpers.map((helper) => helper.close()));
+      await returnHelpers(module, helpers);
     }
     for await (const page of split.rest()) {
       yield sections.steps(page);
