@@ -263,6 +263,11 @@ function forget(idle: IdleHelper): void {
   idle.helper.onFailure = undefined;
 }
 
+/** How many helper threads wait idle for the next export. */
+export function idleHelperThreads(): number {
+  return idleHelpers.length;
+}
+
 /**
  * `count` helper threads for one export, begun with its setup: idle ones kept from earlier
  * exports first, new ones for the rest. Give them back with returnHelpers.
