@@ -4,7 +4,7 @@
 import type { AppDeps, RequestContext } from '../../context.ts';
 import { requireForm } from '../../access/load.ts';
 import { findFormDefinition } from '../forms/repository.ts';
-import { flatCsvChunks } from './flat-csv.ts';
+import { flatCsvChunks, type CsvThreading } from './flat-csv.ts';
 import { parseExportOptions, type ExportOptions, type RawQuery } from './options.ts';
 import { isReviewEnabled } from '../reviews/repository.ts';
 import { openExportSource, type ExportSource, type ExportTarget } from './source.ts';
@@ -116,40 +116,26 @@ export async function renderExport(
     if (!render.onProgress) return source;
     return countedSource(source, 1, render.onProgress);
   };
+  // Helper threads for CSV, XLSX and savzip (csv-threads.ts); the same for each.
+  const threading: CsvThreading = {
+    threads: deps.config.exportThreads,
+    minRecords: deps.config.exportThreadMinRecords,
+    databaseUrl: deps.config.databaseUrl,
+    target,
+  };
   switch (format) {
     case 'csv':
-      return file(
-        await flatCsvChunks(await open(), {
-          threads: deps.config.exportThreads,
-          minRecords: deps.config.exportThreadMinRecords,
-          databaseUrl: deps.config.databaseUrl,
-          target,
-        }),
-      );
+      return file(await flatCsvChunks(await open(), threading));
     case 'csvzip':
       return file(await csvZip(await open(), now, fileSpools(deps.config.dataDir)));
     case 'savzip':
-      return file(
-        await savZip(await open(), now, fileSpools(deps.config.dataDir), {
-          threads: deps.config.exportThreads,
-          minRecords: deps.config.exportThreadMinRecords,
-          databaseUrl: deps.config.databaseUrl,
-          target,
-        }),
-      );
+      return file(await savZip(await open(), now, fileSpools(deps.config.dataDir), threading));
     case 'kml':
       return file(kmlExport(await open()));
     case 'osm':
       return file(osmExport(deps, await open()));
     case 'xlsx':
-      return file(
-        await xlsxExport(await open(), now, fileSpools(deps.config.dataDir), {
-          threads: deps.config.exportThreads,
-          minRecords: deps.config.exportThreadMinRecords,
-          databaseUrl: deps.config.databaseUrl,
-          target,
-        }),
-      );
+      return file(await xlsxExport(await open(), now, fileSpools(deps.config.dataDir), threading));
     case 'xls':
       return file(await xlsExport(await open(), fileSpools(deps.config.dataDir)));
     case 'zip':

@@ -39,14 +39,7 @@ abstract class GrowableBuffer {
   constructor(private readonly maxCaseBytes: number) {}
 
   beginCase(): void {
-    const needed = this.length + this.maxCaseBytes;
-    if (needed <= this.buffer.length) return;
-    let capacity = this.buffer.length * 2;
-    while (capacity < needed) capacity *= 2;
-    const grown = new Uint8Array(capacity);
-    grown.set(this.buffer.subarray(0, this.length));
-    this.buffer = grown;
-    this.view = new DataView(grown.buffer);
+    this.reserve(this.maxCaseBytes);
   }
 
   /** Makes room for `more` bytes after those written. */
