@@ -5,11 +5,10 @@
 // where a range's `_index` counters start. On PGlite the same requests take the single-thread path.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createUser, multipart, startTestServer, type TestServer, type TestUser } from '../helpers.ts';
-import { formFile } from '../fixtures/forms.ts';
+import type { TestServer, TestUser } from '../helpers.ts';
+import { threadedExportForm, type ThreadedExportForm } from './export-threads-fixture.ts';
 import { unzip } from '../zip.ts';
 import type { AppDeps } from '../../src/context.ts';
 import { buildJobRegistry } from '../../src/compose.ts';
@@ -63,28 +62,15 @@ function csvRows(): string {
   return `${header.join(',')}\n${lines.join('\n')}\n`;
 }
 
+let fixture: ThreadedExportForm;
+
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'gather-export-threads-sheets-'));
-  server = await startTestServer({ DATA_DIR: dataDir, IMPORT_ASYNC_THRESHOLD: '100000000', EXPORT_THREADS: '2', EXPORT_THREAD_MIN_RECORDS: '1000' });
-  bob = await createUser(server.app, 'bob');
-  const form = multipart({}, [formFile(FORM, 'sheets.csv')]);
-  const published = await server.app.inject({ method: 'POST', url: '/api/v1/forms', payload: form.payload, headers: { ...bob.auth, ...form.headers } });
-  assert.equal(published.statusCode, 201, published.body);
-  formId = Number(published.json().formid);
-  const csv = multipart({}, [{ name: 'csv_file', fileName: 'rows.csv', content: csvRows(), contentType: 'text/csv' }]);
-  const imported = await server.app.inject({ method: 'POST', url: `/api/v1/forms/${formId}/csv_import`, payload: csv.payload, headers: { ...bob.auth, ...csv.headers } });
-  assert.equal(imported.statusCode, 200, imported.body);
-  assert.equal(imported.json().additions, RECORDS);
-  const ids = (await server.app.inject({ method: 'GET', url: `/api/v1/data/${formId}?fields=${encodeURIComponent('["_id"]')}`, headers: bob.auth })).json<Array<{ _id: number }>>();
-  for (const index of [0, 700, 1499, 1500, 2599]) {
-    const res = await server.app.inject({ method: 'DELETE', url: `/api/v1/data/${formId}/${ids[index]?._id}`, headers: bob.auth });
-    assert.equal(res.statusCode, 204, res.body);
-  }
+  fixture = await threadedExportForm('export-threads-sheets', FORM, csvRows(), RECORDS);
+  ({ server, dataDir, bob, formId } = fixture);
 });
 
 after(async () => {
-  await server.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  await fixture.close();
 });
 
 /** The export's entries, written with the server's threads or (`threads` 0) the main thread alone, at a fixed time. */
