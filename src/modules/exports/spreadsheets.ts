@@ -81,10 +81,13 @@ async function threadedWorkbookBatches(
   threading: CsvThreading,
 ): Promise<AsyncIterable<Iterable<RowBatch>> | undefined> {
   const sheets = layout.sections.map((section) => ({ name: section.sheetName, headerRows: section.headerRows.length }));
-  const local = new SheetRangeWriter(storedSectionsOf(layout, shape) as RawSections, sheets, XLSX_LIMITS);
+  // This thread's own ranges, with counters of their own: made at its first range, since on PGlite
+  // or with no helper module the pass is not split at all.
+  let local: SheetRangeWriter | undefined;
   const passes = await threadedSections<RowBatch>(source, raw, shape, osmTagKeys, threading, 'xlsx', {
     steps: storedWorkbookSteps(layout, raw),
     render: (page, start) => {
+      local ??= new SheetRangeWriter(storedSectionsOf(layout, shape) as RawSections, sheets, XLSX_LIMITS);
       const rendered = local.render(page, start);
       return { facts: { start: rendered.start, end: rendered.end, rows: rendered.rows, chunks: rendered.chunks.map((c) => c.length) }, chunks: rendered.chunks.flat() };
     },

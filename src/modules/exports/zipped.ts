@@ -208,10 +208,11 @@ export async function savZip(source: ExportSource, now: Date, spools: SpoolFacto
   type Batch = FileBatch<SavRow | SavWrittenRow, SavCasePieceRow>;
   let threaded: AsyncIterable<Iterable<Batch>> | undefined;
   if (raw && threading) {
-    const local = new SavRangeWriter(storedSectionsOf(layout, shape) as RawSections, savs);
+    // This thread's own ranges (see threadedWorkbookBatches): their encoders made at the first.
+    let local: SavRangeWriter | undefined;
     threaded = await threadedSections<Batch>(source, raw, shape, osmTagKeys, threading, 'sav', {
       steps: storedSavSteps(layout, raw, rowOf),
-      render: (page, start) => local.render(page, start),
+      render: (page, start) => (local ??= new SavRangeWriter(storedSectionsOf(layout, shape) as RawSections, savs)).render(page, start),
       joined: joinedPieces,
       fits: () => true,
     });
