@@ -2,8 +2,8 @@
 // a connection before its first answer) only to a receiver seen to keep its connections open. One
 // that closes a connection after an answer never answers the requests pipelined behind it; undici
 // sends them again on a new connection, and a receiver that had read them before closing gets
-// them twice or more (40 records arrived 158-162 times at a test receiver answering
-// `Connection: close`). Such a receiver gets one request a connection at a time.
+// them twice or more (bench/RESULTS.md, 2026-11-29 08:02). Such a receiver gets one request a
+// connection at a time.
 import { guardedAgent, type GuardedAgent } from '../../platform/remote-fetch.ts';
 
 export interface ReceiverConnectionsOptions {
