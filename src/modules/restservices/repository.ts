@@ -46,7 +46,7 @@ function anyQueued(serviceId: RawBuilder<unknown>): RawBuilder<unknown> {
  * An INSERT queuing `records` (a relation of records' id and form_id) for each of their forms'
  * services, or only those taking updates. Each service's event, with its notification when its
  * queue was idle, is worked out once a statement (`due`), not once a record: the probe of the
- * queue's index cost PostgreSQL about 4 µs a record of a batch (bench/RESULTS.md, 2026-11-29).
+ * queue's index, made for every record of a batch, was measurable (bench/RESULTS.md, 2026-11-29).
  * Queued in the records' id order, so that they are delivered in it.
  */
 function queueRecords(records: RawBuilder<unknown>, event: RawBuilder<unknown>, updatesOnly: boolean): RawBuilder<unknown> {
